@@ -1,0 +1,172 @@
+/**
+ * The three operations of the service, for one company. Auth headers, the
+ * current-company-id header and the companyId query are set exactly as the seed says.
+ */
+import type { Logger } from "../log.js";
+import type { TokenProvider } from "./auth.js";
+import { type ApiError, ResponseFormatError, UnauthorizedError } from "./errors.js";
+import { type HttpTransport, transportError } from "./http.js";
+import { JsonArrayFormatError, JsonArraySplitter } from "./json-array.js";
+import { backoffMs, defaultSleep } from "./rate-limiter.js";
+import { type CreateScenarioBody, scenarioSchema, type WireScenario } from "./schemas.js";
+
+export interface ClientDeps {
+  http: HttpTransport;
+  baseUrl: string;
+  auth: TokenProvider;
+  companyId: number;
+  maxAttempts: number;
+  logger: Logger;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface PlanStreamHandlers {
+  /** One plan's JSON text, exactly as received. */
+  onRecord(text: string): void;
+  /** The body failed midway and the list is fetched again: forget what was received. */
+  onRestart(): void;
+}
+
+export interface CreatedScenario {
+  text: string;
+  scenario: WireScenario;
+}
+
+export class TasClient {
+  readonly #root: string;
+  constructor(private readonly deps: ClientDeps) {
+    // The REST root has a path (e.g. /Testinium.RestApi) that must be kept.
+    this.#root = deps.baseUrl.replace(/\/+$/, "");
+  }
+
+  get companyId(): number {
+    return this.deps.companyId;
+  }
+
+  /** GET /api/plans, streamed element by element. Returns the number of records. */
+  async streamPlans(handlers: PlanStreamHandlers): Promise<number> {
+    const { logger, maxAttempts } = this.deps;
+    for (let attempt = 1; ; attempt++) {
+      const splitter = new JsonArraySplitter();
+      let received = false;
+      try {
+        const res = await this.#authorized((token) =>
+          this.deps.http.request({
+            operation: "listPlans",
+            method: "GET",
+            url: this.#url("/api/plans"),
+            headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+            idempotent: true,
+          }),
+        );
+        try {
+          for await (const chunk of res.body) {
+            received = true;
+            splitter.push(chunk as Buffer, handlers.onRecord);
+          }
+          splitter.end();
+        } catch (err) {
+          if (err instanceof JsonArrayFormatError) {
+            throw new ResponseFormatError({ operation: "listPlans", status: res.statusCode, code: "NOT_A_JSON_ARRAY", detail: err.message });
+          }
+          throw transportError("listPlans", err);
+        }
+        return splitter.count;
+      } catch (err) {
+        const e = err as ApiError;
+        if (!received || !e.retryable || attempt >= maxAttempts) throw e;
+        // The body broke off midway: start the list again from scratch.
+        handlers.onRestart();
+        const wait = backoffMs(attempt);
+        logger.warn({ attempt, waitMs: wait, err: e.message, after: splitter.count }, "plan list broke off; fetching again");
+        await (this.deps.sleep ?? defaultSleep)(wait);
+      }
+    }
+  }
+
+  /** GET /api/scheduled-reports/scheduled/{id}?companyId=, as raw JSON text. */
+  async getScheduledReport(id: number): Promise<string> {
+    const url = this.#url(`/api/scheduled-reports/scheduled/${id}`);
+    url.searchParams.set("companyId", String(this.deps.companyId));
+    const res = await this.#authorized((token) =>
+      this.deps.http.request({
+        operation: "getScheduledReport",
+        method: "GET",
+        url,
+        headers: this.#companyHeaders(token),
+        idempotent: true,
+      }),
+    );
+    return readBody(res.body, "getScheduledReport");
+  }
+
+  /**
+   * POST /api/projects/{projectId}/scenarios. One attempt as far as the server can tell
+   * (401 and 429 are resent: neither was processed); the caller owns retries, because
+   * only it knows whether an earlier attempt's outcome is unknown.
+   */
+  async createScenario(projectId: number, body: CreateScenarioBody): Promise<CreatedScenario> {
+    const payload = JSON.stringify(body);
+    const res = await this.#authorized((token) =>
+      this.deps.http.request({
+        operation: "createScenario",
+        method: "POST",
+        url: this.#url(`/api/projects/${encodeURIComponent(String(projectId))}/scenarios`),
+        headers: { ...this.#companyHeaders(token), "content-type": "application/json" },
+        body: payload,
+        idempotent: false,
+      }),
+    );
+    const text = await readBody(res.body, "createScenario");
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new ResponseFormatError({ operation: "createScenario", status: res.statusCode, code: "NOT_JSON", detail: "response is not JSON" });
+    }
+    const result = scenarioSchema.safeParse(parsed);
+    if (!result.success) {
+      throw new ResponseFormatError({
+        operation: "createScenario",
+        status: res.statusCode,
+        code: "BAD_SCENARIO",
+        detail: result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
+      });
+    }
+    return { text, scenario: result.data };
+  }
+
+  #url(path: string): URL {
+    return new URL(this.#root + path);
+  }
+
+  #companyHeaders(token: string): Record<string, string> {
+    return {
+      authorization: `Bearer ${token}`,
+      "current-company-id": String(this.deps.companyId),
+      accept: "application/json",
+    };
+  }
+
+  /** Runs `send` with a token; on a 401, obtains a new token and tries exactly once more. */
+  async #authorized<T>(send: (token: string) => Promise<T>): Promise<T> {
+    const { auth } = this.deps;
+    const token = await auth.token();
+    try {
+      return await send(token);
+    } catch (err) {
+      if (!(err instanceof UnauthorizedError) || !auth.renewable) throw err;
+      auth.invalidate(token);
+      this.deps.logger.info({ companyId: this.deps.companyId }, "token refused (401); authenticating again");
+      return send(await auth.token());
+    }
+  }
+}
+
+async function readBody(body: AsyncIterable<unknown> & { text(): Promise<string> }, operation: "getScheduledReport" | "createScenario"): Promise<string> {
+  try {
+    return await body.text();
+  } catch (err) {
+    throw transportError(operation, err);
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * Every failure of a call to the service becomes one of these classes, chosen in one
+ * place (`errorFromResponse`) from the HTTP status and the documented symbolic name
+ * (seed section 7), whatever the body is: JSON, empty, HTML from a proxy, or garbage.
+ * Messages carry the operation, status and the server's words, never a credential.
+ */
+export type Operation = "token" | "listPlans" | "getScheduledReport" | "createScenario";
+
+export interface ApiErrorInit {
+  operation: Operation;
+  status?: number | undefined;
+  code: string;
+  detail?: string | undefined;
+  cause?: unknown;
+}
+
+export class ApiError extends Error {
+  override name = "ApiError";
+  readonly operation: Operation;
+  readonly status: number | undefined;
+  /** The symbolic name from the body, or one we chose (TIMEOUT, CONNECTION_RESET, ...). */
+  readonly code: string;
+  readonly detail: string | undefined;
+  /** Worth another attempt later (5xx, timeouts, resets, 429). */
+  readonly retryable: boolean = false;
+  /** The request may have reached the server and taken effect (matters for POST). */
+  readonly outcomeUnknown: boolean = false;
+
+  constructor(init: ApiErrorInit) {
+    const where = init.status === undefined ? init.operation : `${init.operation}: HTTP ${init.status}`;
+    super(`${where} ${init.code}${init.detail ? `: ${init.detail}` : ""}`, { cause: init.cause });
+    this.operation = init.operation;
+    this.status = init.status;
+    this.code = init.code;
+    this.detail = init.detail;
+  }
+}
+
+export class UnauthorizedError extends ApiError {
+  override name = "UnauthorizedError";
+}
+/** The token endpoint refused the client or the user's credentials. */
+export class InvalidCredentialsError extends ApiError {
+  override name = "InvalidCredentialsError";
+}
+export class AccessDeniedError extends ApiError {
+  override name = "AccessDeniedError";
+}
+export class NotFoundError extends ApiError {
+  override name = "NotFoundError";
+}
+export class ProjectNotFoundError extends NotFoundError {
+  override name = "ProjectNotFoundError";
+}
+export class InvalidRequestError extends ApiError {
+  override name = "InvalidRequestError";
+}
+export class InvalidScenarioNameError extends InvalidRequestError {
+  override name = "InvalidScenarioNameError";
+}
+export class ValidationFailedError extends ApiError {
+  override name = "ValidationFailedError";
+}
+export class RateLimitedError extends ApiError {
+  override name = "RateLimitedError";
+  override readonly retryable = true;
+  constructor(
+    init: ApiErrorInit,
+    /** How long the server asked us to wait, from Retry-After; null when absent. */
+    readonly retryAfterMs: number | null,
+  ) {
+    super(init);
+  }
+}
+export class ServerError extends ApiError {
+  override name = "ServerError";
+  override readonly retryable = true;
+  override readonly outcomeUnknown = true;
+}
+export class TimeoutError extends ApiError {
+  override name = "TimeoutError";
+  override readonly retryable = true;
+  override readonly outcomeUnknown = true;
+}
+/** The connection failed. `outcomeUnknown` is false only when it was never established. */
+export class ConnectionError extends ApiError {
+  override name = "ConnectionError";
+  override readonly retryable = true;
+  override readonly outcomeUnknown: boolean;
+  constructor(init: ApiErrorInit, sent: boolean) {
+    super(init);
+    this.outcomeUnknown = sent;
+  }
+}
+/** A 2xx whose body is not what the contract says (not JSON, wrong shape). */
+export class ResponseFormatError extends ApiError {
+  override name = "ResponseFormatError";
+}
+
+export interface ErrorBody {
+  error: string | undefined;
+  message: string | undefined;
+}
+
+/** Read `{"error","message"}` (or `error_description`) from any body; never throws. */
+export function parseErrorBody(text: string): ErrorBody {
+  const trimmed = text.trim();
+  if (trimmed.startsWith("{")) {
+    try {
+      const obj = JSON.parse(trimmed) as Record<string, unknown>;
+      const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : undefined);
+      return {
+        error: str(obj.error) ?? str(obj.code),
+        message: str(obj.message) ?? str(obj.error_description),
+      };
+    } catch {
+      // fall through: not JSON after all
+    }
+  }
+  return { error: undefined, message: snippet(trimmed) };
+}
+
+/** A short, single-line excerpt of a non-JSON body (HTML tags stripped). */
+function snippet(text: string): string | undefined {
+  if (!text) return undefined;
+  const flat = text
+    .replace(/<[^>]*>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  if (!flat) return undefined;
+  return flat.length > 160 ? `${flat.slice(0, 157)}...` : flat;
+}
+
+/** Parse Retry-After: delta seconds or an HTTP date. Returns ms, or null. */
+export function parseRetryAfter(value: string | string[] | undefined, now: number): number | null {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return null;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(v)) return Math.round(Number(v) * 1000);
+  const at = Date.parse(v);
+  if (Number.isNaN(at)) return null;
+  return Math.max(0, at - now);
+}
+
+const DEFAULT_CODES: Record<number, string> = {
+  400: "INVALID_REQUEST",
+  401: "UNAUTHORIZED",
+  403: "ACCESS_DENIED",
+  404: "NOT_FOUND",
+  422: "VALIDATION_FAILED",
+  429: "TOO_MANY_REQUESTS",
+};
+
+/** The one place that turns an HTTP failure into a typed error. */
+export function errorFromResponse(
+  operation: Operation,
+  status: number,
+  bodyText: string,
+  retryAfterMs: number | null = null,
+): ApiError {
+  const body = parseErrorBody(bodyText);
+  const symbolic = body.error?.toUpperCase().replace(/\s+/g, "_");
+  const code = symbolic ?? DEFAULT_CODES[status] ?? (status >= 500 ? "INTERNAL_SERVER_ERROR" : `HTTP_${status}`);
+  const init: ApiErrorInit = { operation, status, code, detail: body.message };
+  if (status === 401 && operation === "token") return new InvalidCredentialsError(init);
+  if (status === 401) return new UnauthorizedError(init);
+  if (status === 403) return new AccessDeniedError(init);
+  if (status === 404) return symbolic === "PROJECT_NOT_FOUND" ? new ProjectNotFoundError(init) : new NotFoundError(init);
+  if (status === 400) {
+    if (operation === "token") return new InvalidCredentialsError(init);
+    return symbolic === "INVALID_SCENARIO_NAME" ? new InvalidScenarioNameError(init) : new InvalidRequestError(init);
+  }
+  if (status === 422) return new ValidationFailedError(init);
+  if (status === 429) return new RateLimitedError(init, retryAfterMs);
+  if (status >= 500) return new ServerError(init);
+  return new ApiError(init);
+}

@@ -1,0 +1,167 @@
+/**
+ * The one HTTP wrapper: keep-alive pool (undici Agent), per-request timeouts, a per-host
+ * request-rate cap, retries of 5xx / timeouts / resets with backoff for idempotent calls,
+ * and waits for 429 Retry-After. Every failure leaves here as a typed ApiError.
+ */
+import { Agent, type Dispatcher, request } from "undici";
+import type { Logger } from "../log.js";
+import {
+  type ApiError,
+  ConnectionError,
+  errorFromResponse,
+  type Operation,
+  parseRetryAfter,
+  RateLimitedError,
+  TimeoutError,
+} from "./errors.js";
+import { backoffMs, defaultSleep, RateLimiter } from "./rate-limiter.js";
+
+export interface HttpOptions {
+  timeoutMs: number;
+  maxAttempts: number;
+  maxRequestsPerSecond: number;
+  connections: number;
+  logger: Logger;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  now?: () => number;
+}
+
+export interface RequestSpec {
+  operation: Operation;
+  method: "GET" | "POST";
+  url: URL;
+  headers: Record<string, string>;
+  body?: string;
+  /** Safe to send again after an unknown outcome (GET, token). POSTs are retried by their caller. */
+  idempotent: boolean;
+}
+
+export type Response = Dispatcher.ResponseData;
+
+/** How many 429s one call will sit out before giving up; they do not use up attempts. */
+const MAX_RATE_LIMIT_WAITS = 30;
+const MAX_ERROR_BODY = 64 * 1024;
+
+export class HttpTransport {
+  readonly #agent: Agent;
+  readonly #limiters = new Map<string, RateLimiter>();
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #random: () => number;
+  readonly #now: () => number;
+
+  constructor(private readonly opts: HttpOptions) {
+    this.#agent = new Agent({
+      connections: opts.connections,
+      keepAliveTimeout: 30_000,
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+      connect: { timeout: opts.timeoutMs },
+    });
+    this.#sleep = opts.sleep ?? defaultSleep;
+    this.#random = opts.random ?? Math.random;
+    this.#now = opts.now ?? Date.now;
+  }
+
+  /**
+   * Sends with retries and returns a 2xx response whose body the caller must consume.
+   * Non-idempotent requests get no retry here except for 429 (which was not processed).
+   */
+  async request(spec: RequestSpec): Promise<Response> {
+    let attempt = 0;
+    let rateLimitWaits = 0;
+    for (;;) {
+      attempt++;
+      try {
+        return await this.once(spec);
+      } catch (err) {
+        const e = err as ApiError;
+        if (e instanceof RateLimitedError && rateLimitWaits < MAX_RATE_LIMIT_WAITS) {
+          rateLimitWaits++;
+          attempt--;
+          const wait = e.retryAfterMs ?? backoffMs(rateLimitWaits, this.#random);
+          this.opts.logger.warn({ operation: spec.operation, waitMs: wait }, "rate limited by the service; waiting");
+          await this.#sleep(wait);
+          continue;
+        }
+        const canRetry = e.retryable && (spec.idempotent || (e instanceof ConnectionError && !e.outcomeUnknown));
+        if (canRetry && attempt < this.opts.maxAttempts) {
+          const wait = backoffMs(attempt, this.#random);
+          this.opts.logger.warn(
+            { operation: spec.operation, attempt, waitMs: wait, err: e.message },
+            "request failed; retrying",
+          );
+          await this.#sleep(wait);
+          continue;
+        }
+        throw e;
+      }
+    }
+  }
+
+  /** One attempt: rate-limited send; non-2xx becomes a typed error. */
+  async once(spec: RequestSpec): Promise<Response> {
+    await this.#limiter(spec.url.host).acquire();
+    let res: Response;
+    try {
+      res = await request(spec.url, {
+        dispatcher: this.#agent,
+        method: spec.method,
+        headers: spec.headers,
+        body: spec.body,
+      });
+    } catch (err) {
+      throw transportError(spec.operation, err);
+    }
+    if (res.statusCode >= 200 && res.statusCode < 300) return res;
+    const text = await readLimited(res.body).catch(() => "");
+    const retryAfter = res.statusCode === 429 ? parseRetryAfter(res.headers["retry-after"], this.#now()) : null;
+    throw errorFromResponse(spec.operation, res.statusCode, text, retryAfter);
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+
+  #limiter(host: string): RateLimiter {
+    let limiter = this.#limiters.get(host);
+    if (!limiter) {
+      limiter = new RateLimiter(this.opts.maxRequestsPerSecond, this.#now, this.#sleep);
+      this.#limiters.set(host, limiter);
+    }
+    return limiter;
+  }
+}
+
+async function readLimited(body: Response["body"]): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    if (size < MAX_ERROR_BODY) chunks.push(chunk as Buffer);
+    size += (chunk as Buffer).length;
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
+const TIMEOUTS = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
+
+/** Map an undici / socket error to a typed error; exported for body-stream failures too. */
+export function transportError(operation: Operation, err: unknown): ApiError {
+  if (err instanceof Error && "operation" in err) return err as ApiError;
+  const code = errorCode(err);
+  if (TIMEOUTS.has(code)) return new TimeoutError({ operation, code: "TIMEOUT", detail: code, cause: err });
+  const sent = !NOT_SENT.has(code);
+  const label = sent ? "CONNECTION_RESET" : "CONNECTION_FAILED";
+  return new ConnectionError({ operation, code: label, detail: code || (err as Error)?.message, cause: err }, sent);
+}
+
+function errorCode(err: unknown): string {
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e && typeof e === "object"; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return "";
+}

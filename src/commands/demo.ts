@@ -1,0 +1,88 @@
+/** `tas-sync demo`: the simulator and a full sync end to end, then a few SQL answers. */
+import Database from "better-sqlite3";
+import { parseConfig } from "../config.js";
+import { SIM_CLIENT_ID, SIM_CLIENT_SECRET, startSimulator } from "../simulator/server.js";
+import { runSyncCommand } from "./sync.js";
+import { formatTable } from "./table.js";
+import { type Command, intFlag } from "./types.js";
+
+const QUERIES: { title: string; sql: string }[] = [
+  {
+    title: "Live plans per company and platform",
+    sql: `SELECT company_id, platform, count(*) AS plans FROM plans WHERE deleted_at IS NULL
+          GROUP BY company_id, platform ORDER BY company_id, platform`,
+  },
+  {
+    title: "Plans that run on weekdays (v_plan_schedule)",
+    sql: `SELECT plan_id, plan_name, period_type, period_start_at, day_names FROM v_plan_schedule
+          WHERE day_names LIKE '%MONDAY%' ORDER BY plan_id LIMIT 5`,
+  },
+  {
+    title: "Report coverage with dangling plan links (v_report_plan_coverage)",
+    sql: `SELECT report_id, report_name, count(*) AS plans, sum(dangling) AS dangling
+          FROM v_report_plan_coverage GROUP BY report_id ORDER BY report_id`,
+  },
+  {
+    title: "Mobile apps whose metadata did not parse",
+    sql: "SELECT id, operating_system, mobile_app_name, metadata_error FROM mobile_apps WHERE metadata_error IS NOT NULL",
+  },
+];
+
+export const demoCommand: Command = {
+  name: "demo",
+  summary: "start the simulator, sync it into a demo database, and show example queries",
+  help: `Usage: tas-sync demo [--db PATH] [--plans N] [--companies N]
+
+Starts the bundled simulator on a free local port, syncs every simulated company into the
+database (default ./tas-demo.db), prints the sync summary and the answers to a few example
+SQL queries, then stops. Needs no account, no config file and no Redis.
+
+Options:
+  --db PATH           database file (default ./tas-demo.db)
+  --plans N           plans per simulated company (default 200)
+  --companies N       simulated companies (default 2)`,
+  options: { db: { type: "string" }, plans: { type: "string" }, companies: { type: "string" } },
+  run: async (ctx) => {
+    const database = typeof ctx.flags.db === "string" ? ctx.flags.db : "./tas-demo.db";
+    const sim = await startSimulator({
+      port: 0,
+      plans: intFlag(ctx.flags, "plans") ?? 200,
+      companies: intFlag(ctx.flags, "companies") ?? 2,
+      reports: 3,
+    });
+    try {
+      ctx.out(`simulator listening at ${sim.baseUrl}`);
+      const cfg = parseConfig(
+        {
+          baseUrl: sim.baseUrl,
+          database,
+          companies: sim.companies.map((c) => ({
+            id: c.id,
+            reportIds: c.reportIds,
+            auth: {
+              tokenUrl: sim.tokenUrl,
+              clientId: SIM_CLIENT_ID,
+              clientSecret: SIM_CLIENT_SECRET,
+              username: c.username,
+              password: c.password,
+            },
+          })),
+        },
+        "(demo)",
+      );
+      const code = await runSyncCommand(cfg, { logger: ctx.logger, out: ctx.out });
+      const db = new Database(database, { readonly: true });
+      try {
+        for (const q of QUERIES) {
+          ctx.out(`\n${q.title}:\n${formatTable(db.prepare(q.sql).all() as Record<string, unknown>[])}`);
+        }
+      } finally {
+        db.close();
+      }
+      ctx.out(`\nThe data is in ${database}. Try:\n  npx tas-sync query --db ${database} "SELECT * FROM v_plan_schedule LIMIT 10"`);
+      return code;
+    } finally {
+      await sim.close();
+    }
+  },
+};

@@ -1,0 +1,16 @@
+/** Every CLI command, in the order `tas-sync --help` lists them. */
+import { runSimulateCommand, SIMULATE_USAGE } from "../simulator/command.js";
+import { demoCommand } from "./demo.js";
+import { migrateCommand, queryCommand, syncCommand } from "./pull.js";
+import type { Command } from "./types.js";
+
+const simulateCommand: Command = {
+  name: "simulate",
+  summary: "run the bundled simulator of the Test Automation Service",
+  help: SIMULATE_USAGE,
+  options: {},
+  run: async () => 2,
+  passthrough: (argv) => runSimulateCommand(argv),
+};
+
+export const commands: Command[] = [syncCommand, migrateCommand, queryCommand, simulateCommand, demoCommand];

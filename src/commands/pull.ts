@@ -1,0 +1,82 @@
+/** Commands of the pull side: sync, migrate, query. */
+import Database from "better-sqlite3";
+import { openStore } from "../store/db.js";
+import { runSyncCommand } from "./sync.js";
+import { formatTable } from "./table.js";
+import { type Command, intFlag, UsageError } from "./types.js";
+
+export const syncCommand: Command = {
+  name: "sync",
+  summary: "pull plans and scheduled reports of every configured company once (no Redis)",
+  help: `Usage: tas-sync sync [--company ID] [--config PATH]
+
+Fetches all plans (GET /api/plans) and the configured scheduled reports of each company,
+validates and normalizes them, and writes them to the SQLite database in one transaction per
+company. Migrations are applied first. Prints one summary line per company.
+
+Options:
+  --company ID        sync only this configured company
+
+Exit codes: 0 every company succeeded; 1 a company failed; 2 bad usage or config;
+            3 a company was only partly synced (e.g. a report answered 403).`,
+  options: { company: { type: "string" } },
+  run: async (ctx) =>
+    runSyncCommand(ctx.config(), { companyId: intFlag(ctx.flags, "company"), logger: ctx.logger, out: ctx.out }),
+};
+
+export const migrateCommand: Command = {
+  name: "migrate",
+  summary: "create or upgrade the SQLite database schema",
+  help: `Usage: tas-sync migrate [--db PATH] [--config PATH]
+
+Applies the committed migrations (migrations/) to the database. Every other command that
+opens the database does this too; run it alone to prepare a database ahead of time.
+
+Options:
+  --db PATH           database file (default: the config's "database")`,
+  options: { db: { type: "string" } },
+  run: async (ctx) => {
+    const path = typeof ctx.flags.db === "string" ? ctx.flags.db : ctx.config().database;
+    const store = openStore(path);
+    const n = (store.sqlite.prepare("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
+    store.close();
+    ctx.out(`database ${path} is up to date (${n} migrations applied)`);
+    return 0;
+  },
+};
+
+export const queryCommand: Command = {
+  name: "query",
+  summary: "run a read-only SQL query against the database and print the rows",
+  help: `Usage: tas-sync query "SQL" [--db PATH] [--json]
+
+Opens the database read-only and prints the result as a table (or JSON lines with --json).
+Example: tas-sync query "SELECT platform, count(*) FROM plans WHERE deleted_at IS NULL GROUP BY 1"
+
+Options:
+  --db PATH           database file (default: the config's "database")
+  --json              one JSON object per row`,
+  options: { db: { type: "string" }, json: { type: "boolean" } },
+  positionals: 1,
+  run: async (ctx) => {
+    const sql = ctx.positionals[0];
+    if (!sql) throw new UsageError('missing the SQL text, e.g. tas-sync query "SELECT * FROM sync_runs"');
+    const path = typeof ctx.flags.db === "string" ? ctx.flags.db : ctx.config().database;
+    let db: Database.Database;
+    try {
+      db = new Database(path, { readonly: true, fileMustExist: true });
+    } catch (err) {
+      throw new UsageError(`cannot open ${path}: ${(err as Error).message} (run tas-sync sync first)`);
+    }
+    try {
+      const rows = db.prepare(sql).all() as Record<string, unknown>[];
+      if (ctx.flags.json) for (const r of rows) ctx.out(JSON.stringify(r));
+      else ctx.out(formatTable(rows));
+      return 0;
+    } catch (err) {
+      throw new UsageError(`query failed: ${(err as Error).message}`);
+    } finally {
+      db.close();
+    }
+  },
+};

@@ -1,0 +1,43 @@
+/** pino logger: JSON by default, readable on a TTY; secrets are redacted by path. */
+import { destination, pino, type Logger } from "pino";
+import pretty from "pino-pretty";
+
+export type { Logger };
+
+export const REDACT_PATHS = [
+  "token",
+  "*.token",
+  "password",
+  "*.password",
+  "clientSecret",
+  "*.clientSecret",
+  "access_token",
+  "*.access_token",
+  "refresh_token",
+  "*.refresh_token",
+  "authorization",
+  "*.authorization",
+  "Authorization",
+  "*.Authorization",
+  "headers.authorization",
+  "*.headers.authorization",
+  "headers.Authorization",
+  "*.headers.Authorization",
+];
+
+export interface LogOptions {
+  level?: string;
+  /** Force pretty (true) or JSON (false); default: pretty when stderr is a TTY. */
+  pretty?: boolean;
+  destination?: NodeJS.WritableStream;
+}
+
+export function createLogger(opts: LogOptions = {}): Logger {
+  const level = opts.level ?? process.env.TAS_LOG_LEVEL ?? "info";
+  const options = { level, redact: { paths: REDACT_PATHS, censor: "[redacted]" }, base: { app: "tas-sync" } };
+  const wantPretty = opts.pretty ?? (process.stderr.isTTY === true && process.env.TAS_LOG_FORMAT !== "json");
+  if (wantPretty) {
+    return pino(options, pretty({ destination: 2, colorize: true, sync: true, ignore: "pid,hostname,app" }));
+  }
+  return pino(options, opts.destination ?? destination({ dest: 2, sync: true }));
+}

@@ -1,0 +1,44 @@
+/** Builds the API clients from a config: one keep-alive transport shared by every company. */
+import { tokenProviderFor } from "./api/auth.js";
+import { TasClient } from "./api/client.js";
+import { HttpTransport } from "./api/http.js";
+import { authFor, type CompanyConfig, type Config } from "./config.js";
+import type { Logger } from "./log.js";
+
+export interface Clients {
+  http: HttpTransport;
+  clientFor(companyId: number): TasClient;
+  company(companyId: number): CompanyConfig;
+  close(): Promise<void>;
+}
+
+export function createClients(cfg: Config, logger: Logger): Clients {
+  const http = new HttpTransport({ ...cfg.http, logger });
+  const clients = new Map<number, TasClient>();
+  const company = (id: number) => {
+    const c = cfg.companies.find((x) => x.id === id);
+    if (!c) throw new Error(`company ${id} is not in the config (configured: ${cfg.companies.map((x) => x.id).join(", ")})`);
+    return c;
+  };
+  return {
+    http,
+    company,
+    clientFor(id) {
+      let client = clients.get(id);
+      if (!client) {
+        // Each company keeps its own token: the plan list returns the caller's company.
+        client = new TasClient({
+          http,
+          baseUrl: cfg.baseUrl,
+          auth: tokenProviderFor(authFor(cfg, company(id)), http),
+          companyId: id,
+          maxAttempts: cfg.http.maxAttempts,
+          logger,
+        });
+        clients.set(id, client);
+      }
+      return client;
+    },
+    close: () => http.close(),
+  };
+}

@@ -1,0 +1,143 @@
+/** Writes of the plans snapshot: plan rows, child tables, mobile apps and versions. */
+import { getTableColumns } from "drizzle-orm";
+import type { NormalizedPlan } from "../normalize/types.js";
+import type { Sqlite } from "./db.js";
+import {
+  mobileApps,
+  planAlerts,
+  planDaysOfWeek,
+  planEnvironments,
+  planFetchAppFiles,
+  planMobileApps,
+  planResolutions,
+  planScenarios,
+  plans,
+  planVersions,
+} from "./schema.js";
+import { inserter } from "./statements.js";
+import { VersionLog } from "./versions.js";
+
+export interface KnownRecord {
+  hash: string;
+  deleted: boolean;
+}
+
+/** What the database holds for a company's plans: by content hash and by id. */
+export interface PlanIndex {
+  byHash: Map<string, number>;
+  byId: Map<number, KnownRecord>;
+}
+
+export function loadPlanIndex(sqlite: Sqlite, companyId: number): PlanIndex {
+  const byHash = new Map<string, number>();
+  const byId = new Map<number, KnownRecord>();
+  const rows = sqlite
+    .prepare("SELECT id, content_hash, deleted_at FROM plans WHERE company_id = ?")
+    .raw()
+    .iterate(companyId) as IterableIterator<[number, string, string | null]>;
+  for (const [id, hash, deletedAt] of rows) {
+    byHash.set(hash, id);
+    byId.set(id, { hash, deleted: deletedAt !== null });
+  }
+  return { byHash, byId };
+}
+
+/** The id of a plan anywhere in the table (another company's, say), if it exists. */
+export function planExists(sqlite: Sqlite, id: number): boolean {
+  return sqlite.prepare("SELECT 1 FROM plans WHERE id = ?").get(id) !== undefined;
+}
+
+const CHILD_TABLES = [
+  "plan_days_of_week",
+  "plan_resolutions",
+  "plan_environments",
+  "plan_scenarios",
+  "plan_alerts",
+  "plan_fetch_app_files",
+  "plan_mobile_apps",
+] as const;
+
+const PLAN_CONTENT_KEYS = Object.keys(getTableColumns(plans)).filter((k) => k !== "id" && k !== "firstSeenAt");
+
+export class PlanWriter {
+  readonly #insertPlan;
+  readonly #upsertPlan;
+  readonly #children;
+  readonly #deleteChildren;
+  readonly #upsertApp;
+  readonly #touch;
+  readonly #revive;
+  readonly #markDeleted;
+  readonly #versions: VersionLog;
+  /** Mobile apps already written in this run: they are shared by many plans. */
+  readonly #appsWritten = new Set<number>();
+
+  constructor(private readonly sqlite: Sqlite) {
+    this.#insertPlan = inserter(sqlite, plans);
+    this.#upsertPlan = inserter(sqlite, plans, { upsertKeys: PLAN_CONTENT_KEYS });
+    this.#children = {
+      days: inserter(sqlite, planDaysOfWeek),
+      resolutions: inserter(sqlite, planResolutions),
+      environments: inserter(sqlite, planEnvironments),
+      scenarios: inserter(sqlite, planScenarios),
+      alerts: inserter(sqlite, planAlerts),
+      fetchAppFiles: inserter(sqlite, planFetchAppFiles),
+      planMobileApps: inserter(sqlite, planMobileApps),
+    };
+    this.#deleteChildren = CHILD_TABLES.map((t) => sqlite.prepare(`DELETE FROM ${t} WHERE plan_id = ?`));
+    this.#upsertApp = inserter(sqlite, mobileApps, {
+      upsertKeys: Object.keys(getTableColumns(mobileApps)).filter((k) => k !== "id"),
+    });
+    this.#touch = sqlite.prepare("UPDATE plans SET last_seen_at = ? WHERE id = ?");
+    this.#revive = sqlite.prepare("UPDATE plans SET deleted_at = NULL, last_seen_at = ? WHERE id = ?");
+    this.#markDeleted = sqlite.prepare("UPDATE plans SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL");
+    this.#versions = new VersionLog(sqlite, planVersions);
+  }
+
+  /** A plan never seen before. */
+  insert(n: NormalizedPlan, rawJson: string, contentHash: string, now: string, runId: number): void {
+    this.#insertPlan({ ...n.plan, rawJson, contentHash, firstSeenAt: now, lastSeenAt: now, deletedAt: null });
+    this.#writeChildren(n);
+    this.#versions.open(n.plan.id as number, contentHash, rawJson, now, runId);
+  }
+
+  /** A known plan whose content changed (or that came back changed after deletion). */
+  update(n: NormalizedPlan, rawJson: string, contentHash: string, now: string, runId: number): void {
+    const id = n.plan.id as number;
+    this.#upsertPlan({ ...n.plan, rawJson, contentHash, firstSeenAt: now, lastSeenAt: now, deletedAt: null });
+    for (const stmt of this.#deleteChildren) stmt.run(id);
+    this.#writeChildren(n);
+    this.#versions.open(id, contentHash, rawJson, now, runId);
+  }
+
+  /** Seen again, same content. */
+  touch(id: number, now: string): void {
+    this.#touch.run(now, id);
+  }
+
+  /** A deleted plan came back with the same content: undelete and start a new version. */
+  revive(id: number, rawJson: string, contentHash: string, now: string, runId: number): void {
+    this.#revive.run(now, id);
+    this.#versions.open(id, contentHash, rawJson, now, runId);
+  }
+
+  markDeleted(id: number, now: string): void {
+    if (this.#markDeleted.run(now, id).changes > 0) this.#versions.close(id, now);
+  }
+
+  #writeChildren(n: NormalizedPlan): void {
+    const c = this.#children;
+    for (const r of n.days) c.days(r);
+    for (const r of n.resolutions) c.resolutions(r);
+    for (const r of n.environments) c.environments(r);
+    for (const r of n.scenarios) c.scenarios(r);
+    for (const r of n.alerts) c.alerts(r);
+    for (const r of n.fetchAppFiles) c.fetchAppFiles(r);
+    for (const app of n.mobileApps) {
+      if (this.#appsWritten.has(app.id as number)) continue;
+      this.#upsertApp(app);
+      this.#appsWritten.add(app.id as number);
+    }
+    for (const r of n.planMobileApps) c.planMobileApps(r);
+  }
+}

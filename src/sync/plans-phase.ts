@@ -1,0 +1,107 @@
+/**
+ * The plans half of a company's sync: stream GET /api/plans into the open transaction.
+ * Unchanged records are recognised by the hash of their text before any parsing, so a
+ * re-sync with nothing changed costs little more than reading the response.
+ */
+import { planSchema } from "../api/schemas.js";
+import { normalizePlan } from "../normalize/index.js";
+import type { Sqlite } from "../store/db.js";
+import { loadPlanIndex, type PlanIndex, PlanWriter, planExists } from "../store/plans.js";
+import { type RunCounts, recordRejected } from "../store/runs.js";
+import { contentHash, describeIssues, idOf, parseJson } from "./record.js";
+
+export interface PlanPhaseContext {
+  sqlite: Sqlite;
+  companyId: number;
+  runId: number;
+  now: string;
+  counts: RunCounts;
+}
+
+export class PlanPhase {
+  #writer: PlanWriter;
+  readonly #index: PlanIndex;
+  readonly #seen = new Set<number>();
+  /** Rejected records without an id: we cannot tell which plan they are, so nothing is deleted. */
+  #anonymousRejects = 0;
+  #counts: RunCounts;
+  readonly #start: RunCounts;
+
+  constructor(private readonly ctx: PlanPhaseContext) {
+    this.#writer = new PlanWriter(ctx.sqlite);
+    this.#index = loadPlanIndex(ctx.sqlite, ctx.companyId);
+    this.#start = { ...ctx.counts };
+    this.#counts = ctx.counts;
+  }
+
+  /** The list is being fetched again after a broken body: the caller rolled back. */
+  restart(): void {
+    this.#seen.clear();
+    this.#anonymousRejects = 0;
+    Object.assign(this.#counts, this.#start);
+    this.#writer = new PlanWriter(this.ctx.sqlite);
+  }
+
+  /** One record's JSON text, exactly as received. */
+  record(text: string): void {
+    const { now, runId } = this.ctx;
+    this.#counts.fetched++;
+    const hash = contentHash(text);
+    const knownId = this.#index.byHash.get(hash);
+    if (knownId !== undefined && !this.#seen.has(knownId)) {
+      this.#seen.add(knownId);
+      if (this.#index.byId.get(knownId)?.deleted) {
+        this.#writer.revive(knownId, text, hash, now, runId);
+        this.#counts.updated++;
+      } else {
+        this.#writer.touch(knownId, now);
+        this.#counts.unchanged++;
+      }
+      return;
+    }
+    const parsed = parseJson(text);
+    if (!parsed.ok) return this.#reject(null, parsed.reason, text);
+    const result = planSchema.safeParse(parsed.value);
+    if (!result.success) return this.#reject(idOf(parsed.value), describeIssues(result.error), text);
+    const wire = result.data;
+    if (wire.company_id !== this.ctx.companyId) {
+      return this.#reject(
+        wire.id,
+        `company_id ${wire.company_id} is not the configured company ${this.ctx.companyId} (does the token belong to another company?)`,
+        text,
+      );
+    }
+    if (this.#seen.has(wire.id)) return this.#reject(wire.id, `plan id ${wire.id} appears twice in the response`, text);
+    this.#seen.add(wire.id);
+    const normalized = normalizePlan(wire);
+    if (this.#index.byId.has(wire.id) || planExists(this.ctx.sqlite, wire.id)) {
+      this.#writer.update(normalized, text, hash, now, runId);
+      this.#counts.updated++;
+    } else {
+      this.#writer.insert(normalized, text, hash, now, runId);
+      this.#counts.inserted++;
+    }
+  }
+
+  /**
+   * After a complete, error-free list: live plans that were not in it get deleted_at.
+   * Returns false (and deletes nothing) when some rejected record had no id.
+   */
+  deleteMissing(): boolean {
+    if (this.#anonymousRejects > 0) return false;
+    for (const [id, known] of this.#index.byId) {
+      if (known.deleted || this.#seen.has(id)) continue;
+      this.#writer.markDeleted(id, this.ctx.now);
+      this.#counts.deleted++;
+    }
+    return true;
+  }
+
+  #reject(id: number | null, reason: string, text: string): void {
+    this.#counts.rejected++;
+    // A known plan that now fails validation still exists: do not delete it.
+    if (id === null) this.#anonymousRejects++;
+    else this.#seen.add(id);
+    recordRejected(this.ctx.sqlite, this.ctx.runId, "plan", id, reason, text);
+  }
+}
