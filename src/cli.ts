@@ -70,7 +70,12 @@ export async function main(argv: string[]): Promise<number> {
   return run(command, flags, positionals, out);
 }
 
-async function run(command: Command, flags: Flags, positionals: string[], out: (l: string) => void): Promise<number> {
+async function run(
+  command: Command,
+  flags: Flags,
+  positionals: string[],
+  out: (l: string) => void,
+): Promise<number> {
   let level = typeof flags["log-level"] === "string" ? flags["log-level"] : undefined;
   let logger = createLogger({ level: level ?? "info" });
   const controller = new AbortController();

@@ -98,10 +98,19 @@ export function configSchema(env: NodeJS.ProcessEnv = process.env) {
       }
       const seen = new Set<number>();
       cfg.companies.forEach((c, i) => {
-        if (seen.has(c.id)) ctx.addIssue({ code: "custom", path: ["companies", i, "id"], message: `duplicate company id ${c.id}` });
+        if (seen.has(c.id))
+          ctx.addIssue({
+            code: "custom",
+            path: ["companies", i, "id"],
+            message: `duplicate company id ${c.id}`,
+          });
         seen.add(c.id);
         if (!c.auth && !cfg.auth) {
-          ctx.addIssue({ code: "custom", path: ["companies", i, "auth"], message: "no auth here and no default auth at the top level" });
+          ctx.addIssue({
+            code: "custom",
+            path: ["companies", i, "auth"],
+            message: "no auth here and no default auth at the top level",
+          });
         }
       });
     });
@@ -117,7 +126,12 @@ export function configPath(flag: string | undefined, env: NodeJS.ProcessEnv = pr
 }
 
 function formatIssue(issue: z.core.$ZodIssue): string {
-  const path = issue.path.length ? issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("").replace(/^\./, "") : "(root)";
+  const path = issue.path.length
+    ? issue.path
+        .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
+        .join("")
+        .replace(/^\./, "")
+    : "(root)";
   return `${path}: ${issue.message}`;
 }
 

@@ -1,5 +1,5 @@
 /** pino logger: JSON by default, readable on a TTY; secrets are redacted by path. */
-import { destination, pino, type Logger } from "pino";
+import { destination, type Logger, pino } from "pino";
 import pretty from "pino-pretty";
 
 export type { Logger };

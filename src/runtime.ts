@@ -17,7 +17,10 @@ export function createClients(cfg: Config, logger: Logger): Clients {
   const clients = new Map<number, TasClient>();
   const company = (id: number) => {
     const c = cfg.companies.find((x) => x.id === id);
-    if (!c) throw new Error(`company ${id} is not in the config (configured: ${cfg.companies.map((x) => x.id).join(", ")})`);
+    if (!c)
+      throw new Error(
+        `company ${id} is not in the config (configured: ${cfg.companies.map((x) => x.id).join(", ")})`,
+      );
     return c;
   };
   return {

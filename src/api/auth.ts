@@ -76,7 +76,11 @@ export class PasswordGrantProvider implements TokenProvider {
       }
     }
     const s = this.settings;
-    const form: Record<string, string> = { grant_type: "password", username: s.username, password: s.password };
+    const form: Record<string, string> = {
+      grant_type: "password",
+      username: s.username,
+      password: s.password,
+    };
     if (s.scope) form.scope = s.scope;
     return this.#grant(form);
   }
@@ -101,11 +105,21 @@ export class PasswordGrantProvider implements TokenProvider {
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new ResponseFormatError({ operation: "token", status: res.statusCode, code: "NOT_JSON", detail: "token response is not JSON" });
+      throw new ResponseFormatError({
+        operation: "token",
+        status: res.statusCode,
+        code: "NOT_JSON",
+        detail: "token response is not JSON",
+      });
     }
     const result = tokenResponseSchema.safeParse(parsed);
     if (!result.success) {
-      throw new ResponseFormatError({ operation: "token", status: res.statusCode, code: "BAD_TOKEN_RESPONSE", detail: "no access_token in the token response" });
+      throw new ResponseFormatError({
+        operation: "token",
+        status: res.statusCode,
+        code: "BAD_TOKEN_RESPONSE",
+        detail: "no access_token in the token response",
+      });
     }
     const now = this.now();
     const lifetimeMs = (result.data.expires_in ?? 3600) * 1000;

@@ -67,7 +67,12 @@ export class TasClient {
           splitter.end();
         } catch (err) {
           if (err instanceof JsonArrayFormatError) {
-            throw new ResponseFormatError({ operation: "listPlans", status: res.statusCode, code: "NOT_A_JSON_ARRAY", detail: err.message });
+            throw new ResponseFormatError({
+              operation: "listPlans",
+              status: res.statusCode,
+              code: "NOT_A_JSON_ARRAY",
+              detail: err.message,
+            });
           }
           throw transportError("listPlans", err);
         }
@@ -78,7 +83,10 @@ export class TasClient {
         // The body broke off midway: start the list again from scratch.
         handlers.onRestart();
         const wait = backoffMs(attempt);
-        logger.warn({ attempt, waitMs: wait, err: e.message, after: splitter.count }, "plan list broke off; fetching again");
+        logger.warn(
+          { attempt, waitMs: wait, err: e.message, after: splitter.count },
+          "plan list broke off; fetching again",
+        );
         await (this.deps.sleep ?? defaultSleep)(wait);
       }
     }
@@ -122,7 +130,12 @@ export class TasClient {
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new ResponseFormatError({ operation: "createScenario", status: res.statusCode, code: "NOT_JSON", detail: "response is not JSON" });
+      throw new ResponseFormatError({
+        operation: "createScenario",
+        status: res.statusCode,
+        code: "NOT_JSON",
+        detail: "response is not JSON",
+      });
     }
     const result = scenarioSchema.safeParse(parsed);
     if (!result.success) {
@@ -163,7 +176,10 @@ export class TasClient {
   }
 }
 
-async function readBody(body: AsyncIterable<unknown> & { text(): Promise<string> }, operation: "getScheduledReport" | "createScenario"): Promise<string> {
+async function readBody(
+  body: AsyncIterable<unknown> & { text(): Promise<string> },
+  operation: "getScheduledReport" | "createScenario",
+): Promise<string> {
   try {
     return await body.text();
   } catch (err) {

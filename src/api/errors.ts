@@ -159,15 +159,19 @@ export function errorFromResponse(
 ): ApiError {
   const body = parseErrorBody(bodyText);
   const symbolic = body.error?.toUpperCase().replace(/\s+/g, "_");
-  const code = symbolic ?? DEFAULT_CODES[status] ?? (status >= 500 ? "INTERNAL_SERVER_ERROR" : `HTTP_${status}`);
+  const code =
+    symbolic ?? DEFAULT_CODES[status] ?? (status >= 500 ? "INTERNAL_SERVER_ERROR" : `HTTP_${status}`);
   const init: ApiErrorInit = { operation, status, code, detail: body.message };
   if (status === 401 && operation === "token") return new InvalidCredentialsError(init);
   if (status === 401) return new UnauthorizedError(init);
   if (status === 403) return new AccessDeniedError(init);
-  if (status === 404) return symbolic === "PROJECT_NOT_FOUND" ? new ProjectNotFoundError(init) : new NotFoundError(init);
+  if (status === 404)
+    return symbolic === "PROJECT_NOT_FOUND" ? new ProjectNotFoundError(init) : new NotFoundError(init);
   if (status === 400) {
     if (operation === "token") return new InvalidCredentialsError(init);
-    return symbolic === "INVALID_SCENARIO_NAME" ? new InvalidScenarioNameError(init) : new InvalidRequestError(init);
+    return symbolic === "INVALID_SCENARIO_NAME"
+      ? new InvalidScenarioNameError(init)
+      : new InvalidRequestError(init);
   }
   if (status === 422) return new ValidationFailedError(init);
   if (status === 429) return new RateLimitedError(init, retryAfterMs);

@@ -80,11 +80,15 @@ export class HttpTransport {
           rateLimitWaits++;
           attempt--;
           const wait = e.retryAfterMs ?? backoffMs(rateLimitWaits, this.#random);
-          this.opts.logger.warn({ operation: spec.operation, waitMs: wait }, "rate limited by the service; waiting");
+          this.opts.logger.warn(
+            { operation: spec.operation, waitMs: wait },
+            "rate limited by the service; waiting",
+          );
           await this.#sleep(wait);
           continue;
         }
-        const canRetry = e.retryable && (spec.idempotent || (e instanceof ConnectionError && !e.outcomeUnknown));
+        const canRetry =
+          e.retryable && (spec.idempotent || (e instanceof ConnectionError && !e.outcomeUnknown));
         if (canRetry && attempt < this.opts.maxAttempts) {
           const wait = backoffMs(attempt, this.#random);
           this.opts.logger.warn(
@@ -115,7 +119,8 @@ export class HttpTransport {
     }
     if (res.statusCode >= 200 && res.statusCode < 300) return res;
     const text = await readLimited(res.body).catch(() => "");
-    const retryAfter = res.statusCode === 429 ? parseRetryAfter(res.headers["retry-after"], this.#now()) : null;
+    const retryAfter =
+      res.statusCode === 429 ? parseRetryAfter(res.headers["retry-after"], this.#now()) : null;
     throw errorFromResponse(spec.operation, res.statusCode, text, retryAfter);
   }
 
@@ -143,7 +148,14 @@ async function readLimited(body: Response["body"]): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
+const NOT_SENT = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
 const TIMEOUTS = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
 
 /** Map an undici / socket error to a typed error; exported for body-stream failures too. */
@@ -153,7 +165,10 @@ export function transportError(operation: Operation, err: unknown): ApiError {
   if (TIMEOUTS.has(code)) return new TimeoutError({ operation, code: "TIMEOUT", detail: code, cause: err });
   const sent = !NOT_SENT.has(code);
   const label = sent ? "CONNECTION_RESET" : "CONNECTION_FAILED";
-  return new ConnectionError({ operation, code: label, detail: code || (err as Error)?.message, cause: err }, sent);
+  return new ConnectionError(
+    { operation, code: label, detail: code || (err as Error)?.message, cause: err },
+    sent,
+  );
 }
 
 function errorCode(err: unknown): string {

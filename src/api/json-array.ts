@@ -78,7 +78,8 @@ export class JsonArraySplitter {
         continue;
       }
       if (this.#state === 0) {
-        if (b !== OPEN_BRACKET) throw new JsonArrayFormatError(`expected a JSON array, found '${String.fromCharCode(b)}'`);
+        if (b !== OPEN_BRACKET)
+          throw new JsonArrayFormatError(`expected a JSON array, found '${String.fromCharCode(b)}'`);
         this.#state = 1;
       } else if (this.#state === 1) {
         if (b === CLOSE_BRACKET) this.#state = 2;

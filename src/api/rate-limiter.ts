@@ -24,7 +24,12 @@ export function defaultSleep(ms: number): Promise<void> {
 }
 
 /** Exponential backoff with jitter: attempt 1 waits ~base, doubling, capped; half of it random. */
-export function backoffMs(attempt: number, random: () => number = Math.random, baseMs = 250, capMs = 15_000): number {
+export function backoffMs(
+  attempt: number,
+  random: () => number = Math.random,
+  baseMs = 250,
+  capMs = 15_000,
+): number {
   const exp = Math.min(capMs, baseMs * 2 ** Math.max(0, attempt - 1));
   return Math.round(exp / 2 + random() * (exp / 2));
 }

@@ -79,7 +79,9 @@ Options:
       } finally {
         db.close();
       }
-      ctx.out(`\nThe data is in ${database}. Try:\n  npx tas-sync query --db ${database} "SELECT * FROM v_plan_schedule LIMIT 10"`);
+      ctx.out(
+        `\nThe data is in ${database}. Try:\n  npx tas-sync query --db ${database} "SELECT * FROM v_plan_schedule LIMIT 10"`,
+      );
       return code;
     } finally {
       await sim.close();

@@ -21,7 +21,11 @@ Exit codes: 0 every company succeeded; 1 a company failed; 2 bad usage or config
             3 a company was only partly synced (e.g. a report answered 403).`,
   options: { company: { type: "string" } },
   run: async (ctx) =>
-    runSyncCommand(ctx.config(), { companyId: intFlag(ctx.flags, "company"), logger: ctx.logger, out: ctx.out }),
+    runSyncCommand(ctx.config(), {
+      companyId: intFlag(ctx.flags, "company"),
+      logger: ctx.logger,
+      out: ctx.out,
+    }),
 };
 
 export const migrateCommand: Command = {
@@ -38,7 +42,8 @@ Options:
   run: async (ctx) => {
     const path = typeof ctx.flags.db === "string" ? ctx.flags.db : ctx.config().database;
     const store = openStore(path);
-    const n = (store.sqlite.prepare("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n;
+    const n = (store.sqlite.prepare("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number })
+      .n;
     store.close();
     ctx.out(`database ${path} is up to date (${n} migrations applied)`);
     return 0;

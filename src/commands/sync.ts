@@ -13,9 +13,12 @@ export interface SyncCommandOptions {
 
 /** Exit codes: 0 all succeeded, 1 a company failed, 3 some company was only partly synced. */
 export async function runSyncCommand(cfg: Config, opts: SyncCommandOptions): Promise<number> {
-  const companies = opts.companyId === undefined ? cfg.companies : cfg.companies.filter((c) => c.id === opts.companyId);
+  const companies =
+    opts.companyId === undefined ? cfg.companies : cfg.companies.filter((c) => c.id === opts.companyId);
   if (companies.length === 0) {
-    opts.out(`error: company ${opts.companyId} is not in the config (configured: ${cfg.companies.map((c) => c.id).join(", ")})`);
+    opts.out(
+      `error: company ${opts.companyId} is not in the config (configured: ${cfg.companies.map((c) => c.id).join(", ")})`,
+    );
     return 2;
   }
   const store = openStore(cfg.database);

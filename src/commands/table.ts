@@ -8,6 +8,10 @@ export function formatTable(rows: Record<string, unknown>[], maxWidth = 48): str
   };
   const body = rows.map((r) => cols.map((c) => cell(r[c])));
   const widths = cols.map((c, i) => Math.max(c.length, ...body.map((b) => (b[i] as string).length)));
-  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i] as number)).join("  ").trimEnd();
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => v.padEnd(widths[i] as number))
+      .join("  ")
+      .trimEnd();
   return [line(cols), line(widths.map((w) => "-".repeat(w))), ...body.map(line)].join("\n");
 }

@@ -34,7 +34,8 @@ export function intFlag(flags: Flags, name: string): number | undefined {
   const v = flags[name];
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (typeof v !== "string" || !Number.isSafeInteger(n)) throw new UsageError(`--${name} expects an integer, got "${String(v)}"`);
+  if (typeof v !== "string" || !Number.isSafeInteger(n))
+    throw new UsageError(`--${name} expects an integer, got "${String(v)}"`);
   return n;
 }
 
@@ -42,7 +43,8 @@ export function numberFlag(flags: Flags, name: string): number | undefined {
   const v = flags[name];
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (typeof v !== "string" || !Number.isFinite(n)) throw new UsageError(`--${name} expects a number, got "${String(v)}"`);
+  if (typeof v !== "string" || !Number.isFinite(n))
+    throw new UsageError(`--${name} expects a number, got "${String(v)}"`);
   return n;
 }
 

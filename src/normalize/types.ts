@@ -13,7 +13,10 @@ import type {
 } from "../store/schema.js";
 
 /** Columns of `plans` that come from the record itself (bookkeeping columns are the store's). */
-export type PlanColumns = Omit<PlanRow, "rawJson" | "contentHash" | "firstSeenAt" | "lastSeenAt" | "deletedAt">;
+export type PlanColumns = Omit<
+  PlanRow,
+  "rawJson" | "contentHash" | "firstSeenAt" | "lastSeenAt" | "deletedAt"
+>;
 export type ReportColumns = Omit<
   ReportRow,
   "rawJson" | "contentHash" | "firstSeenAt" | "lastSeenAt" | "deletedAt"

@@ -42,11 +42,6 @@ export function loadPlanIndex(sqlite: Sqlite, companyId: number): PlanIndex {
   return { byHash, byId };
 }
 
-/** The id of a plan anywhere in the table (another company's, say), if it exists. */
-export function planExists(sqlite: Sqlite, id: number): boolean {
-  return sqlite.prepare("SELECT 1 FROM plans WHERE id = ?").get(id) !== undefined;
-}
-
 const CHILD_TABLES = [
   "plan_days_of_week",
   "plan_resolutions",
@@ -57,7 +52,9 @@ const CHILD_TABLES = [
   "plan_mobile_apps",
 ] as const;
 
-const PLAN_CONTENT_KEYS = Object.keys(getTableColumns(plans)).filter((k) => k !== "id" && k !== "firstSeenAt");
+const PLAN_CONTENT_KEYS = Object.keys(getTableColumns(plans)).filter(
+  (k) => k !== "id" && k !== "firstSeenAt",
+);
 
 export class PlanWriter {
   readonly #insertPlan;
@@ -66,13 +63,15 @@ export class PlanWriter {
   readonly #deleteChildren;
   readonly #upsertApp;
   readonly #touch;
+  readonly #touchAll;
   readonly #revive;
   readonly #markDeleted;
+  readonly #exists;
   readonly #versions: VersionLog;
   /** Mobile apps already written in this run: they are shared by many plans. */
   readonly #appsWritten = new Set<number>();
 
-  constructor(private readonly sqlite: Sqlite) {
+  constructor(sqlite: Sqlite) {
     this.#insertPlan = inserter(sqlite, plans);
     this.#upsertPlan = inserter(sqlite, plans, { upsertKeys: PLAN_CONTENT_KEYS });
     this.#children = {
@@ -89,9 +88,18 @@ export class PlanWriter {
       upsertKeys: Object.keys(getTableColumns(mobileApps)).filter((k) => k !== "id"),
     });
     this.#touch = sqlite.prepare("UPDATE plans SET last_seen_at = ? WHERE id = ?");
+    this.#touchAll = sqlite.prepare(
+      "UPDATE plans SET last_seen_at = ? WHERE company_id = ? AND deleted_at IS NULL AND last_seen_at <> ?",
+    );
     this.#revive = sqlite.prepare("UPDATE plans SET deleted_at = NULL, last_seen_at = ? WHERE id = ?");
     this.#markDeleted = sqlite.prepare("UPDATE plans SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL");
+    this.#exists = sqlite.prepare("SELECT 1 FROM plans WHERE id = ?").pluck();
     this.#versions = new VersionLog(sqlite, planVersions);
+  }
+
+  /** Whether a plan row with this id exists (under any company). */
+  exists(id: number): boolean {
+    return this.#exists.get(id) !== undefined;
   }
 
   /** A plan never seen before. */
@@ -113,6 +121,11 @@ export class PlanWriter {
   /** Seen again, same content. */
   touch(id: number, now: string): void {
     this.#touch.run(now, id);
+  }
+
+  /** After a complete list: every live plan of the company was seen now (one statement). */
+  touchAllLive(companyId: number, now: string): void {
+    this.#touchAll.run(now, companyId, now);
   }
 
   /** A deleted plan came back with the same content: undelete and start a new version. */

@@ -15,8 +15,16 @@ import {
 import { inserter } from "./statements.js";
 import { VersionLog } from "./versions.js";
 
-const CHILD_TABLES = ["report_plans", "report_recipients", "report_user_roles", "report_statuses", "report_alerts"];
-const CONTENT_KEYS = Object.keys(getTableColumns(scheduledReports)).filter((k) => k !== "id" && k !== "firstSeenAt");
+const CHILD_TABLES = [
+  "report_plans",
+  "report_recipients",
+  "report_user_roles",
+  "report_statuses",
+  "report_alerts",
+];
+const CONTENT_KEYS = Object.keys(getTableColumns(scheduledReports)).filter(
+  (k) => k !== "id" && k !== "firstSeenAt",
+);
 
 export class ReportWriter {
   readonly #upsert;
@@ -38,9 +46,13 @@ export class ReportWriter {
       alerts: inserter(sqlite, reportAlerts),
     };
     this.#deleteChildren = CHILD_TABLES.map((t) => sqlite.prepare(`DELETE FROM ${t} WHERE report_id = ?`));
-    this.#find = sqlite.prepare("SELECT content_hash AS hash, deleted_at AS deletedAt FROM scheduled_reports WHERE id = ?");
+    this.#find = sqlite.prepare(
+      "SELECT content_hash AS hash, deleted_at AS deletedAt FROM scheduled_reports WHERE id = ?",
+    );
     this.#touch = sqlite.prepare("UPDATE scheduled_reports SET last_seen_at = ? WHERE id = ?");
-    this.#revive = sqlite.prepare("UPDATE scheduled_reports SET deleted_at = NULL, last_seen_at = ? WHERE id = ?");
+    this.#revive = sqlite.prepare(
+      "UPDATE scheduled_reports SET deleted_at = NULL, last_seen_at = ? WHERE id = ?",
+    );
     this.#markDeleted = sqlite.prepare(
       "UPDATE scheduled_reports SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL",
     );

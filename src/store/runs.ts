@@ -60,7 +60,9 @@ export function recordRejected(
   rawJson: string | null,
 ): void {
   sqlite
-    .prepare("INSERT INTO rejected_records (run_id, entity, entity_id, reason, raw_json) VALUES (?, ?, ?, ?, ?)")
+    .prepare(
+      "INSERT INTO rejected_records (run_id, entity, entity_id, reason, raw_json) VALUES (?, ?, ?, ?, ?)",
+    )
     .run(runId, entity, entityId, reason, rawJson);
 }
 

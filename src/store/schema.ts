@@ -80,7 +80,10 @@ export const planScenarios = sqliteTable(
     scenarioId: integer("scenario_id").notNull(),
     position: integer("position").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.planId, t.position] }), index("plan_scenarios_scenario_idx").on(t.scenarioId)],
+  (t) => [
+    primaryKey({ columns: [t.planId, t.position] }),
+    index("plan_scenarios_scenario_idx").on(t.scenarioId),
+  ],
 );
 
 export const planAlerts = sqliteTable(

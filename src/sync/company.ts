@@ -6,7 +6,14 @@ import type { TasClient } from "../api/client.js";
 import { ApiError } from "../api/errors.js";
 import type { Logger } from "../log.js";
 import type { Sqlite } from "../store/db.js";
-import { emptyCounts, finishRun, type RunCounts, type RunStatus, recordSyncError, startRun } from "../store/runs.js";
+import {
+  emptyCounts,
+  finishRun,
+  type RunCounts,
+  type RunStatus,
+  recordSyncError,
+  startRun,
+} from "../store/runs.js";
 import { PlanPhase } from "./plans-phase.js";
 import { type ReportFetch, writeReports } from "./reports-phase.js";
 
@@ -38,7 +45,8 @@ const busy = new WeakSet<Sqlite>();
 
 export async function syncCompany(deps: SyncDeps, input: CompanySyncInput): Promise<CompanySyncResult> {
   const { sqlite, client, logger } = deps;
-  if (busy.has(sqlite)) throw new Error("syncCompany: this connection is already running a sync; give each sync its own");
+  if (busy.has(sqlite))
+    throw new Error("syncCompany: this connection is already running a sync; give each sync its own");
   busy.add(sqlite);
   const clock = deps.now ?? (() => new Date());
   const started = clock();
@@ -64,7 +72,7 @@ export async function syncCompany(deps: SyncDeps, input: CompanySyncInput): Prom
             phase.restart();
           },
         });
-        if (!phase.deleteMissing()) {
+        if (!phase.complete()) {
           log.warn("some rejected plans had no id; not deleting missing plans this run");
         }
         sqlite.exec("RELEASE plans");
@@ -81,7 +89,14 @@ export async function syncCompany(deps: SyncDeps, input: CompanySyncInput): Prom
       const reportResult = writeReports(sqlite, reports, { companyId: input.companyId, runId, now, counts });
       errors.push(...reportResult.errors);
       const status = statusOf(plansOk, reportResult.errors.length, input.reportIds.length);
-      finishRun(sqlite, runId, status, counts, clock().toISOString(), errors.length ? errors.join("; ") : null);
+      finishRun(
+        sqlite,
+        runId,
+        status,
+        counts,
+        clock().toISOString(),
+        errors.length ? errors.join("; ") : null,
+      );
       sqlite.exec("COMMIT");
       const durationMs = clock().getTime() - started.getTime();
       log.info({ runId, status, ...counts, durationMs }, "sync finished");

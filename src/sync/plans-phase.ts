@@ -6,7 +6,7 @@
 import { planSchema } from "../api/schemas.js";
 import { normalizePlan } from "../normalize/index.js";
 import type { Sqlite } from "../store/db.js";
-import { loadPlanIndex, type PlanIndex, PlanWriter, planExists } from "../store/plans.js";
+import { loadPlanIndex, type PlanIndex, PlanWriter } from "../store/plans.js";
 import { type RunCounts, recordRejected } from "../store/runs.js";
 import { contentHash, describeIssues, idOf, parseJson } from "./record.js";
 
@@ -22,6 +22,8 @@ export class PlanPhase {
   #writer: PlanWriter;
   readonly #index: PlanIndex;
   readonly #seen = new Set<number>();
+  /** Unchanged plans seen: their last_seen_at is set once the list is complete. */
+  #unchanged: number[] = [];
   /** Rejected records without an id: we cannot tell which plan they are, so nothing is deleted. */
   #anonymousRejects = 0;
   #counts: RunCounts;
@@ -37,6 +39,7 @@ export class PlanPhase {
   /** The list is being fetched again after a broken body: the caller rolled back. */
   restart(): void {
     this.#seen.clear();
+    this.#unchanged = [];
     this.#anonymousRejects = 0;
     Object.assign(this.#counts, this.#start);
     this.#writer = new PlanWriter(this.ctx.sqlite);
@@ -54,27 +57,37 @@ export class PlanPhase {
         this.#writer.revive(knownId, text, hash, now, runId);
         this.#counts.updated++;
       } else {
-        this.#writer.touch(knownId, now);
+        this.#unchanged.push(knownId);
         this.#counts.unchanged++;
       }
       return;
     }
     const parsed = parseJson(text);
-    if (!parsed.ok) return this.#reject(null, parsed.reason, text);
+    if (!parsed.ok) {
+      this.#reject(null, parsed.reason, text);
+      return;
+    }
     const result = planSchema.safeParse(parsed.value);
-    if (!result.success) return this.#reject(idOf(parsed.value), describeIssues(result.error), text);
+    if (!result.success) {
+      this.#reject(idOf(parsed.value), describeIssues(result.error), text);
+      return;
+    }
     const wire = result.data;
     if (wire.company_id !== this.ctx.companyId) {
-      return this.#reject(
+      this.#reject(
         wire.id,
         `company_id ${wire.company_id} is not the configured company ${this.ctx.companyId} (does the token belong to another company?)`,
         text,
       );
+      return;
     }
-    if (this.#seen.has(wire.id)) return this.#reject(wire.id, `plan id ${wire.id} appears twice in the response`, text);
+    if (this.#seen.has(wire.id)) {
+      this.#reject(wire.id, `plan id ${wire.id} appears twice in the response`, text);
+      return;
+    }
     this.#seen.add(wire.id);
     const normalized = normalizePlan(wire);
-    if (this.#index.byId.has(wire.id) || planExists(this.ctx.sqlite, wire.id)) {
+    if (this.#index.byId.has(wire.id) || this.#writer.exists(wire.id)) {
       this.#writer.update(normalized, text, hash, now, runId);
       this.#counts.updated++;
     } else {
@@ -84,16 +97,22 @@ export class PlanPhase {
   }
 
   /**
-   * After a complete, error-free list: live plans that were not in it get deleted_at.
-   * Returns false (and deletes nothing) when some rejected record had no id.
+   * The list was received whole. Live plans that were not in it get deleted_at, unless
+   * some rejected record had no id (then nothing is deleted and false is returned).
    */
-  deleteMissing(): boolean {
-    if (this.#anonymousRejects > 0) return false;
+  complete(): boolean {
+    const { now, companyId } = this.ctx;
+    if (this.#anonymousRejects > 0) {
+      for (const id of this.#unchanged) this.#writer.touch(id, now);
+      return false;
+    }
     for (const [id, known] of this.#index.byId) {
       if (known.deleted || this.#seen.has(id)) continue;
-      this.#writer.markDeleted(id, this.ctx.now);
+      this.#writer.markDeleted(id, now);
       this.#counts.deleted++;
     }
+    // Every plan still live was seen in this list: one statement instead of one per plan.
+    this.#writer.touchAllLive(companyId, now);
     return true;
   }
 

@@ -9,7 +9,9 @@ export function contentHash(text: string): string {
 
 /** "period.start_date: expected number, received string; ..." (at most 5 issues). */
 export function describeIssues(error: z.ZodError): string {
-  const shown = error.issues.slice(0, 5).map((i) => `${i.path.length ? i.path.join(".") : "(record)"}: ${i.message}`);
+  const shown = error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length ? i.path.join(".") : "(record)"}: ${i.message}`);
   const more = error.issues.length > 5 ? ` (+${error.issues.length - 5} more)` : "";
   return shown.join("; ") + more;
 }

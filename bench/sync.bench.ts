@@ -1,0 +1,112 @@
+/**
+ * npm run bench:sync — 100,000 plans (a third mobile) for one company from the simulator.
+ * Prints plans/s of a full sync and of a no-change re-sync, peak RSS, and as the baseline a
+ * raw better-sqlite3 prepared-statement loop inserting the same rows in one transaction.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { request } from "undici";
+import { planSchema } from "../src/api/schemas.js";
+import { parseConfig } from "../src/config.js";
+import { createLogger } from "../src/log.js";
+import { normalizePlan } from "../src/normalize/index.js";
+import { createClients } from "../src/runtime.js";
+import { openStore } from "../src/store/db.js";
+import { syncCompany } from "../src/sync/company.js";
+import { contentHash } from "../src/sync/record.js";
+import { baselineOps, runBaseline } from "./raw-baseline.js";
+import { fmt, peakRssMb, spawnSimulator, verdict } from "./support.js";
+
+const PLANS = Number(process.env.BENCH_PLANS ?? 100_000);
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "tas-bench-sync-"));
+  const sim = await spawnSimulator(["--companies", "1", "--plans", String(PLANS), "--reports", "3"]);
+  const company = sim.companies[0];
+  if (!company) throw new Error("simulator reported no company");
+  const logger = createLogger({ level: "warn", pretty: false });
+  const cfg = parseConfig(
+    {
+      baseUrl: sim.baseUrl,
+      database: join(dir, "bench.db"),
+      auth: { token: company.staticToken },
+      companies: [{ id: company.id, reportIds: company.reportIds }],
+      http: { maxRequestsPerSecond: 1000, timeoutMs: 120_000 },
+    },
+    "(bench)",
+  );
+  try {
+    console.log(`bench:sync — ${fmt(PLANS)} plans for company ${company.id} (simulator in a child process)`);
+    // Warm the simulator's serialization cache so neither side pays for it.
+    const warm = await request(`${sim.baseUrl}/api/plans`, {
+      headers: { authorization: `Bearer ${company.staticToken}` },
+    });
+    const bodyBytes = (await warm.body.arrayBuffer()).byteLength;
+    console.log(`response body: ${fmt(bodyBytes / 1024 / 1024, 1)} MiB`);
+
+    const store = openStore(cfg.database);
+    const clients = createClients(cfg, logger);
+    const sync = () =>
+      syncCompany(
+        { sqlite: store.sqlite, client: clients.clientFor(company.id), logger },
+        { companyId: company.id, reportIds: company.reportIds, trigger: "bench" },
+      );
+    const full = await sync();
+    if (full.status === "failed") throw new Error(`full sync failed: ${full.errors.join("; ")}`);
+    const fullRate = full.counts.inserted / (full.durationMs / 1000);
+    const again = await sync();
+    const resyncRate = again.counts.unchanged / (again.durationMs / 1000);
+    const rss = peakRssMb();
+    await clients.close();
+    store.close();
+
+    // Baseline: the same rows, normalized in advance, inserted by a plain prepared-statement loop.
+    const rows = await preparedRows(sim.baseUrl, company.staticToken);
+    const base = openStore(join(dir, "baseline.db"));
+    const { tables, ops } = baselineOps(rows, new Date().toISOString());
+    const baseMs = runBaseline(base.sqlite, tables, ops);
+    base.close();
+    const baseRate = rows.length / (baseMs / 1000);
+
+    const ratioFull = fullRate / baseRate;
+    const ratioResync = resyncRate / fullRate;
+    console.log("");
+    console.log(
+      `full sync           ${fmt(full.counts.inserted)} plans in ${fmt(full.durationMs)} ms = ${fmt(fullRate)} plans/s`,
+    );
+    console.log(
+      `no-change re-sync   ${fmt(again.counts.unchanged)} plans in ${fmt(again.durationMs)} ms = ${fmt(resyncRate)} plans/s`,
+    );
+    console.log(
+      `baseline (raw insert loop, same rows, one transaction) ${fmt(rows.length)} plans in ${fmt(baseMs)} ms = ${fmt(baseRate)} plans/s`,
+    );
+    console.log(`peak RSS during the syncs: ${fmt(rss)} MB`);
+    console.log("");
+    console.log(
+      `full sync / baseline      = ${fmt(ratioFull * 100, 1)}%  (target >= 40%)  ${verdict(ratioFull >= 0.4)}`,
+    );
+    console.log(
+      `re-sync / full sync       = ${fmt(ratioResync, 2)}x  (target >= 3x)    ${verdict(ratioResync >= 3)}`,
+    );
+    console.log(`peak RSS                  = ${fmt(rss)} MB (target < 600 MB) ${verdict(rss < 600)}`);
+  } finally {
+    await sim.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Fetch and normalize every plan up front (not timed): the baseline's input. */
+async function preparedRows(baseUrl: string, token: string) {
+  const res = await request(`${baseUrl}/api/plans`, { headers: { authorization: `Bearer ${token}` } });
+  const list = (await res.body.json()) as unknown[];
+  return list.map((item) => {
+    const text = JSON.stringify(item);
+    return { text, hash: contentHash(text), normalized: normalizePlan(planSchema.parse(item)) };
+  });
+}
+
+main().catch((err: unknown) => {
+  console.error(`bench:sync failed: ${err instanceof Error ? err.message : String(err)}`);
+  process.exitCode = 1;
+});

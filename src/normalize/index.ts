@@ -1,0 +1,8 @@
+/** Pure normalizers: wire objects (api/schemas) to row objects (store/schema). No I/O, no clock. */
+export { DAY_NAMES, type DayOfWeek, daysOfWeekMask, parseDaysOfWeek } from "./days.js";
+export { type MobileMetadata, normalizeMobileApp, parseMobileMetadata } from "./mobile-app.js";
+export { normalizePlan } from "./plan.js";
+export { normalizeReport } from "./report.js";
+export { parseResolution, type Resolution } from "./resolution.js";
+export { epochMsToIso, isoToUtc, mobileCreatedAtToIso } from "./time.js";
+export type { NormalizedPlan, NormalizedReport, PlanColumns, ReportColumns } from "./types.js";

@@ -1,0 +1,132 @@
+/** Mobile app records (seed 2.3.2) and the JSON document inside `mobile_app_metadata`. */
+import type { WireMobileApp } from "../api/schemas.js";
+import type { MobileAppRow } from "../store/schema.js";
+import { mobileCreatedAtToIso } from "./time.js";
+
+export interface MobileMetadata {
+  /** The metadata string exactly as received, kept even when it does not parse. */
+  metadataJson: string | null;
+  /** Why the metadata could not be read; null when it parsed (or was absent). */
+  metadataError: string | null;
+  appId: string | null;
+  displayName: string | null;
+  versionName: string | null;
+  versionCode: number | null;
+  minOsVersion: string | null;
+  targetSdkVersion: string | null;
+}
+
+type Json = Record<string, unknown>;
+
+const MAX_ERROR_LENGTH = 200;
+const INTEGER_STRING = /^\s*-?\d{1,15}\s*$/;
+
+function emptyMetadata(raw: string | null, error: string | null): MobileMetadata {
+  return {
+    metadataJson: raw,
+    metadataError: error,
+    appId: null,
+    displayName: null,
+    versionName: null,
+    versionCode: null,
+    minOsVersion: null,
+    targetSdkVersion: null,
+  };
+}
+
+/** A string field: strings as they are, finite numbers as text, anything else null. */
+function str(v: unknown): string | null {
+  if (typeof v === "string") return v;
+  if (typeof v === "number" && Number.isFinite(v)) return String(v);
+  return null;
+}
+
+/** An integer field: integers, or strings holding one; anything else null. */
+function int(v: unknown): number | null {
+  if (typeof v === "number") return Number.isSafeInteger(v) ? v : null;
+  if (typeof v === "string" && INTEGER_STRING.test(v)) return Number(v);
+  return null;
+}
+
+function firstStr(o: Json, a: string, b: string): string | null {
+  return str(o[a]) ?? str(o[b]);
+}
+
+function describe(v: unknown): string {
+  if (v === null) return "null";
+  return Array.isArray(v) ? "array" : typeof v;
+}
+
+function readAndroid(o: Json, m: MobileMetadata): void {
+  m.appId = str(o.packageName);
+  m.displayName = str(o.label);
+  m.versionName = str(o.versionName);
+  m.versionCode = int(o.versionCode);
+  m.minOsVersion = str(o.minSdkVersion);
+  m.targetSdkVersion = str(o.targetSdkVersion);
+}
+
+function readIos(o: Json, m: MobileMetadata): void {
+  m.appId = str(o.bundleName);
+  m.displayName = str(o.bundleDisplayName);
+  m.versionName = str(o.bundleVersion);
+  m.minOsVersion = str(o.bundleMinOsVersion);
+}
+
+/** OS not ANDROID nor IOS: take whichever key set the document uses (ANDROID keys first). */
+function readEither(o: Json, m: MobileMetadata): void {
+  m.appId = firstStr(o, "packageName", "bundleName");
+  m.displayName = firstStr(o, "label", "bundleDisplayName");
+  m.versionName = firstStr(o, "versionName", "bundleVersion");
+  m.versionCode = int(o.versionCode);
+  m.minOsVersion = firstStr(o, "minSdkVersion", "bundleMinOsVersion");
+  m.targetSdkVersion = str(o.targetSdkVersion);
+}
+
+/**
+ * Typed fields of a mobile app's metadata string. Never throws: a string that is not a
+ * JSON object is kept raw in metadataJson and explained in metadataError.
+ */
+export function parseMobileMetadata(
+  os: string | null | undefined,
+  raw: string | null | undefined,
+): MobileMetadata {
+  if (typeof raw !== "string") return emptyMetadata(null, null);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(raw);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return emptyMetadata(raw, `invalid JSON: ${message}`.slice(0, MAX_ERROR_LENGTH));
+  }
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) {
+    return emptyMetadata(raw, `metadata is not a JSON object (got ${describe(doc)})`);
+  }
+  const m = emptyMetadata(raw, null);
+  const o = doc as Json;
+  const kind = typeof os === "string" ? os.toUpperCase() : "";
+  if (kind === "ANDROID") readAndroid(o, m);
+  else if (kind === "IOS") readIos(o, m);
+  else readEither(o, m);
+  return m;
+}
+
+/** A mobile_apps row; the metadata key set follows the record's own operating_system. */
+export function normalizeMobileApp(app: WireMobileApp): MobileAppRow {
+  const meta = parseMobileMetadata(app.operating_system, app.mobile_app_metadata);
+  return {
+    id: app.id,
+    operatingSystem: app.operating_system ?? null,
+    mobileAppName: app.mobile_app_name ?? null,
+    mobileAppHash: app.mobile_app_hash ?? null,
+    createdAt: mobileCreatedAtToIso(app.created_at),
+    metadataJson: meta.metadataJson,
+    metadataError: meta.metadataError,
+    appId: meta.appId,
+    displayName: meta.displayName,
+    versionName: meta.versionName,
+    versionCode: meta.versionCode,
+    minOsVersion: meta.minOsVersion,
+    targetSdkVersion: meta.targetSdkVersion,
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * RFC 4180 records: quoted fields may hold commas, doubled quotes and newlines. Records end
+ * at LF or CRLF. A quote inside an unquoted field is kept as a plain character (spreadsheets
+ * write such files); text after a closing quote is an error for that record only.
+ */
+
+export interface CsvRecord {
+  /** Physical line on which the record starts (1-based). */
+  line: number;
+  /** Physical line on which it ends (differs when a quoted cell holds newlines). */
+  endLine: number;
+  cells: string[];
+  error: string | null;
+}
+
+const QUOTE = 34;
+const COMMA = 44;
+const LF = 10;
+const CR = 13;
+
+export function tokenizeCsv(text: string): CsvRecord[] {
+  const records: CsvRecord[] = [];
+  const n = text.length;
+  let pos = 0;
+  let line = 1;
+  while (pos < n) {
+    const record: CsvRecord = { line, endLine: line, cells: [], error: null };
+    records.push(record);
+    for (;;) {
+      let value: string;
+      if (text.charCodeAt(pos) === QUOTE) {
+        // Quoted field: copy up to each quote; a doubled quote is a literal one.
+        value = "";
+        pos++;
+        for (;;) {
+          const q = text.indexOf('"', pos);
+          const chunk = text.slice(pos, q === -1 ? n : q);
+          line += countNewlines(chunk);
+          value += chunk;
+          if (q === -1) {
+            record.error = "unterminated quoted field";
+            pos = n;
+            break;
+          }
+          if (text.charCodeAt(q + 1) === QUOTE) {
+            value += '"';
+            pos = q + 2;
+          } else {
+            pos = q + 1;
+            break;
+          }
+        }
+        if (text.charCodeAt(pos) === CR && text.charCodeAt(pos + 1) === LF) pos++;
+        const next = text.charCodeAt(pos);
+        if (record.error === null && pos < n && next !== COMMA && next !== LF) {
+          record.error = "unexpected text after a closing quote";
+          const eol = text.indexOf("\n", pos);
+          pos = eol === -1 ? n : eol;
+        }
+      } else {
+        const start = pos;
+        let c = text.charCodeAt(pos);
+        while (pos < n && c !== COMMA && c !== LF) c = text.charCodeAt(++pos);
+        const end = c === LF && pos > start && text.charCodeAt(pos - 1) === CR ? pos - 1 : pos;
+        value = text.slice(start, end);
+      }
+      record.cells.push(value);
+      record.endLine = line;
+      if (pos >= n) break;
+      const sep = text.charCodeAt(pos++);
+      if (sep === LF) {
+        line++;
+        break;
+      }
+      // A comma at the very end of the text still ends an (empty) last field.
+      if (pos >= n) {
+        record.cells.push("");
+        break;
+      }
+    }
+  }
+  return records;
+}
+
+function countNewlines(s: string): number {
+  let count = 0;
+  for (let i = s.indexOf("\n"); i !== -1; i = s.indexOf("\n", i + 1)) count++;
+  return count;
+}

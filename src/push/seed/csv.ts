@@ -1,0 +1,96 @@
+/**
+ * CSV with a header row. Cells are text, so known fields are coerced here (integers,
+ * booleans, a `parent` column holding a JSON object); everything else stays a string
+ * and is type-checked like any other format afterwards. An empty cell means "absent".
+ */
+import { tokenizeCsv } from "./csv-tokenize.js";
+import { BAD_ENCODING, type DecodedText, spansBadLine } from "./decode.js";
+import { BOOLEAN_FIELDS, INTEGER_FIELDS, jsonTypeName } from "./fields.js";
+import type { FieldProblem, RawRecord, ReadRecords } from "./types.js";
+
+const INTEGER = /^[+-]?\d+$/;
+const TRUE = new Set(["true", "1", "yes"]);
+const FALSE = new Set(["false", "0", "no"]);
+
+export function readCsv(decoded: DecodedText): ReadRecords {
+  const [header, ...rows] = tokenizeCsv(decoded.text);
+  if (header === undefined) return { records: [], fileProblem: null };
+  if (header.error !== null || spansBadLine(decoded, header.line, header.endLine)) {
+    const reason = header.error ?? BAD_ENCODING;
+    return { records: [], fileProblem: { line: 1, field: null, reason: `header row: ${reason}` } };
+  }
+  const names = header.cells.map((c) => c.trim());
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (name !== "" && seen.has(name)) {
+      return {
+        records: [],
+        fileProblem: { line: 1, field: name, reason: "duplicate column in the header row" },
+      };
+    }
+    seen.add(name);
+  }
+
+  const records: RawRecord[] = [];
+  for (const row of rows) {
+    if (row.cells.every((c) => c.trim() === "")) continue; // blank line, or a spreadsheet's empty row
+    if (spansBadLine(decoded, row.line, row.endLine)) {
+      records.push({ line: row.line, fields: null, problems: [{ field: null, reason: BAD_ENCODING }] });
+    } else if (row.error !== null) {
+      records.push({ line: row.line, fields: null, problems: [{ field: null, reason: row.error }] });
+    } else {
+      records.push(toRecord(row.line, names, row.cells));
+    }
+  }
+  return { records, fileProblem: null };
+}
+
+function toRecord(line: number, names: string[], cells: string[]): RawRecord {
+  const fields: Record<string, unknown> = {};
+  const problems: FieldProblem[] = [];
+  if (cells.length > names.length) {
+    // More cells than columns means the columns no longer line up: trust none of them blindly.
+    problems.push({ field: null, reason: `row has ${cells.length} cells, the header has ${names.length}` });
+  }
+  for (let c = 0; c < names.length && c < cells.length; c++) {
+    const name = names[c]!;
+    const cell = cells[c]!;
+    if (name === "" || cell.trim() === "") continue;
+    const coerced = coerce(name, cell);
+    // On failure the raw text is kept, so the default key can still be formed from it.
+    fields[name] = "problem" in coerced ? cell : coerced.value;
+    if ("problem" in coerced) problems.push({ field: name, reason: coerced.problem });
+  }
+  return { line, fields, problems };
+}
+
+function coerce(name: string, cell: string): { value: unknown } | { problem: string } {
+  const t = cell.trim();
+  if (INTEGER_FIELDS.has(name)) {
+    const n = Number(t);
+    return INTEGER.test(t) && Number.isSafeInteger(n)
+      ? { value: n }
+      : { problem: `expected integer, got ${JSON.stringify(cell)}` };
+  }
+  if (BOOLEAN_FIELDS.has(name)) {
+    const lower = t.toLowerCase();
+    if (TRUE.has(lower)) return { value: true };
+    if (FALSE.has(lower)) return { value: false };
+    return { problem: `expected boolean (true/false/1/0/yes/no), got ${JSON.stringify(cell)}` };
+  }
+  if (name === "parent") return coerceParent(t);
+  return { value: cell };
+}
+
+function coerceParent(t: string): { value: unknown } | { problem: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(t);
+  } catch (e) {
+    return { problem: `expected a JSON object, not valid JSON: ${(e as Error).message}` };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { problem: `expected a JSON object, got ${jsonTypeName(value)}` };
+  }
+  return { value };
+}

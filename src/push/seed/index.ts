@@ -1,0 +1,6 @@
+/** The seed-file reader and validator for `tas-sync push FILE`. */
+export { SeedFormatError } from "./errors.js";
+export { formatFromPath, formatProblem } from "./format.js";
+export { parseSeed } from "./parse.js";
+export { readSeedFile } from "./read.js";
+export type { SeedFormat, SeedOptions, SeedParseResult, SeedProblem, SeedRow } from "./types.js";

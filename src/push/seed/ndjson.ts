@@ -1,0 +1,42 @@
+/** NDJSON: one JSON object per physical line; blank lines are skipped but keep their number. */
+import { BAD_ENCODING, type DecodedText } from "./decode.js";
+import { jsonTypeName } from "./fields.js";
+import type { RawRecord, ReadRecords } from "./types.js";
+
+export function readNdjson({ text, badLines }: DecodedText): ReadRecords {
+  const records: RawRecord[] = [];
+  let start = 0;
+  for (let line = 1; start <= text.length; line++) {
+    let end = text.indexOf("\n", start);
+    if (end === -1) end = text.length;
+    const content = text.slice(start, end);
+    start = end + 1;
+    if (badLines?.has(line)) {
+      records.push({ line, fields: null, problems: [{ field: null, reason: BAD_ENCODING }] });
+    } else if (content.trim() !== "") {
+      records.push(parseLine(line, content));
+    }
+  }
+  return { records, fileProblem: null };
+}
+
+function parseLine(line: number, content: string): RawRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(content);
+  } catch (e) {
+    return {
+      line,
+      fields: null,
+      problems: [{ field: null, reason: `not valid JSON: ${(e as Error).message}` }],
+    };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return {
+      line,
+      fields: null,
+      problems: [{ field: null, reason: `expected a JSON object, got ${jsonTypeName(value)}` }],
+    };
+  }
+  return { line, fields: value as Record<string, unknown>, problems: [] };
+}

@@ -1,0 +1,47 @@
+import { readCsv } from "./csv.js";
+import { type DecodedText, decodeSeed } from "./decode.js";
+import { resolveRows } from "./graph.js";
+import { readJsonArray } from "./json-array.js";
+import { readNdjson } from "./ndjson.js";
+import { toCandidate } from "./row.js";
+import type { ReadRecords, SeedFormat, SeedOptions, SeedParseResult, SeedProblem, SeedRow } from "./types.js";
+
+const readers: Record<SeedFormat, (d: DecodedText) => ReadRecords> = {
+  ndjson: readNdjson,
+  json: readJsonArray,
+  csv: readCsv,
+};
+
+/**
+ * Reads and validates a whole seed file. Pure: bytes in, rows and problems out. Nothing
+ * is queued by the caller unless `invalid` is empty (or it was told to skip invalid rows).
+ */
+export function parseSeed(bytes: Uint8Array, format: SeedFormat, opts: SeedOptions): SeedParseResult {
+  const { records, fileProblem } = readers[format](decodeSeed(bytes));
+  if (fileProblem !== null) {
+    return { format, total: 0, valid: [], invalid: [{ ...fileProblem, key: null }] };
+  }
+  const rows = records.map((r) => toCandidate(r, opts));
+  const order = resolveRows(rows);
+
+  const valid: SeedRow[] = order.map((i) => {
+    const r = rows[i]!;
+    // A row without problems has all of these; the checks only narrow the types.
+    if (r.key === null || r.companyId === null || r.body === null)
+      throw new Error(`seed row ${r.line} incomplete`);
+    return {
+      key: r.key,
+      line: r.line,
+      companyId: r.companyId,
+      projectId: r.body.project_id,
+      scenarioName: r.body.scenario_name,
+      body: r.body,
+      parentKey: r.parentKey,
+    };
+  });
+  // Rows are in file order, so problems come out sorted by line.
+  const invalid: SeedProblem[] = rows.flatMap((r) =>
+    r.problems.map((p) => ({ line: r.line, key: r.key, field: p.field, reason: p.reason })),
+  );
+  return { format, total: records.length, valid, invalid };
+}

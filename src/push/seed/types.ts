@@ -1,0 +1,61 @@
+/** Public shapes of the seed-file reader, and the internal record passed between its stages. */
+import type { CreateScenarioBody } from "../../api/schemas.js";
+
+export type SeedFormat = "ndjson" | "json" | "csv";
+
+/** One valid row, ready to be queued. */
+export interface SeedRow {
+  /** The row's idempotency key: its `key`, or `<project_id>/<scenario_name>`. */
+  key: string;
+  line: number;
+  companyId: number;
+  projectId: number;
+  scenarioName: string;
+  /** Wire names only (aliases mapped); no key/company_id/parent_key. An inline parent stays in body.parent. */
+  body: CreateScenarioBody;
+  /** Key of the row whose created scenario becomes this row's parent. */
+  parentKey: string | null;
+}
+
+export interface SeedProblem {
+  line: number;
+  key: string | null;
+  /** The field as written in the file (an alias stays an alias); null for a whole-row problem. */
+  field: string | null;
+  reason: string;
+}
+
+export interface SeedParseResult {
+  format: SeedFormat;
+  /** Rows read (blank lines excluded); 0 when the file as a whole is unreadable. */
+  total: number;
+  /** Parents always before their children, otherwise file order. */
+  valid: SeedRow[];
+  /** Sorted by line; a row may have several. */
+  invalid: SeedProblem[];
+}
+
+export interface SeedOptions {
+  /** Set when the config has exactly one company: rows may then omit company_id. */
+  defaultCompanyId?: number;
+}
+
+/** A problem before the row's line and key are attached. */
+export interface FieldProblem {
+  field: string | null;
+  reason: string;
+}
+
+/** What a format reader hands on: one record per row, fields still untyped. */
+export interface RawRecord {
+  line: number;
+  /** null when the row could not be read at all (encoding, syntax); `problems` says why. */
+  fields: Record<string, unknown> | null;
+  problems: FieldProblem[];
+}
+
+/** A format reader's output: records, or one problem that makes the whole file unreadable. */
+export interface ReadRecords {
+  records: RawRecord[];
+  fileProblem: (FieldProblem & { line: number }) | null;
+}

@@ -1,0 +1,89 @@
+/** What `tas-sync simulate` prints: a human summary, or one JSON line for programs. */
+import { SIM_CLIENT_ID, SIM_CLIENT_SECRET } from "./context.js";
+import type { FaultOptions } from "./faults.js";
+import type { SimCompanyInfo } from "./state.js";
+
+export interface SimulatorSummary {
+  baseUrl: string;
+  tokenUrl: string;
+  port: number;
+  companies: SimCompanyInfo[];
+  plansPerCompany: number;
+  faults: FaultOptions;
+}
+
+/**
+ * A tas-sync config file for this simulator; the first company uses the top-level login, the
+ * others override it. Overrides are complete password-grant objects because the config schema
+ * (src/config.ts) accepts an auth block only as a whole, not as a username/password patch.
+ */
+export function tasSyncConfig(sim: Pick<SimulatorSummary, "baseUrl" | "tokenUrl" | "companies">) {
+  const login = (c: SimCompanyInfo | undefined) => ({
+    tokenUrl: sim.tokenUrl,
+    clientId: SIM_CLIENT_ID,
+    clientSecret: SIM_CLIENT_SECRET,
+    username: c?.username ?? "",
+    password: c?.password ?? "",
+  });
+  const [first] = sim.companies;
+  return {
+    baseUrl: sim.baseUrl,
+    auth: login(first),
+    companies: sim.companies.map((c) => ({
+      id: c.id,
+      reportIds: c.reportIds,
+      ...(c === first ? {} : { auth: login(c) }),
+    })),
+  };
+}
+
+/** The single line printed with --json (benchmarks parse it). */
+export function listeningEvent(sim: SimulatorSummary): string {
+  return JSON.stringify({
+    event: "listening",
+    baseUrl: sim.baseUrl,
+    tokenUrl: sim.tokenUrl,
+    port: sim.port,
+    clientId: SIM_CLIENT_ID,
+    clientSecret: SIM_CLIENT_SECRET,
+    plansPerCompany: sim.plansPerCompany,
+    faults: sim.faults,
+    companies: sim.companies,
+    config: tasSyncConfig(sim),
+  });
+}
+
+export function describeSimulator(sim: SimulatorSummary): string {
+  const base = new URL(sim.baseUrl);
+  const admin = `${sim.baseUrl}/__admin`;
+  const faults = Object.entries(sim.faults)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(" ");
+  const lines = [
+    "Test Automation Service simulator listening",
+    `  base URL:   ${sim.baseUrl}`,
+    `  token URL:  ${sim.tokenUrl}`,
+    `  client:     id ${SIM_CLIENT_ID}, secret ${SIM_CLIENT_SECRET} (HTTP Basic, password grant)`,
+    `  admin:      ${admin}/stats | /scenarios | /faults | /companies (no auth)`,
+    `  faults:     ${faults}`,
+    "",
+  ];
+  for (const c of sim.companies) {
+    lines.push(
+      `Company ${c.id} (${sim.plansPerCompany} plans)`,
+      `  username / password:  ${c.username} / ${c.password}`,
+      `  static bearer token:  ${c.staticToken}`,
+      `  project ids:          ${c.projectIds.join(", ")}`,
+      `  report ids:           ${c.reportIds.join(", ") || "(none)"}`,
+      `  try:                  curl -H 'Authorization: Bearer ${c.staticToken}' ${sim.baseUrl}/api/plans`,
+      "",
+    );
+  }
+  lines.push(
+    "tas-sync config (paste into your config file):",
+    JSON.stringify(tasSyncConfig(sim), null, 2),
+    "",
+    `Listening on ${base.host}. Stop with Ctrl+C.`,
+  );
+  return `${lines.join("\n")}\n`;
+}

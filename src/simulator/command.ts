@@ -1,0 +1,136 @@
+/**
+ * `tas-sync simulate`: runs the simulator in the foreground until SIGINT/SIGTERM.
+ * Argument parsing and printing only; the server itself is startSimulator().
+ */
+import { parseArgs } from "node:util";
+import { describeSimulator, listeningEvent } from "./command-output.js";
+import { DEFAULT_BASE_PATH, startSimulator } from "./server.js";
+
+export const SIMULATE_USAGE = `Usage: tas-sync simulate [options]
+
+Runs a local simulator of the Test Automation Service (plans, scheduled reports,
+create scenario, OAuth2 password grant) with generated, seed-reproducible data.
+Prints the base URL, logins and a ready-to-paste tas-sync config, then serves
+until Ctrl+C (SIGINT) or SIGTERM.
+
+Options:
+  --port N                   TCP port on 127.0.0.1 (default 0: pick a free port)
+  --host H                   Address to bind (default 127.0.0.1)
+  --base-path P              REST root path (default ${DEFAULT_BASE_PATH})
+  --companies N              Number of companies, ids 5251, 5252, ... (default 2)
+  --plans N                  Plans per company (default 50)
+  --reports N                Scheduled reports per company (default 3)
+  --seed N                   Seed of the generated data and fault dice (default 1)
+  --token-ttl S              Lifetime of issued access tokens, seconds (default 3600)
+  --error-rate F             Fraction 0..1 of /api requests answered 500 (default 0)
+  --rate-limit-rate F        Fraction 0..1 of /api requests answered 429 (default 0)
+  --retry-after S            Retry-After seconds sent with each 429 (default 1)
+  --latency-ms N             Delay before answering each /api request (default 0)
+  --drop-after-commit-rate F Fraction 0..1 of successful creates that are stored and
+                             then have their connection cut without an answer (default 0)
+  --json                     Print one JSON line {"event":"listening",...} instead of text
+  -h, --help                 Show this help
+
+Faults apply to /api/* only. They can be changed while running:
+  curl -X PUT -d '{"errorRate":0.1}' <base URL>/__admin/faults
+`;
+
+export interface SimulateIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  /** Resolves when the simulator should stop; defaults to the first SIGINT/SIGTERM. */
+  stop: Promise<unknown>;
+}
+
+const OPTIONS = {
+  port: { type: "string" },
+  host: { type: "string" },
+  "base-path": { type: "string" },
+  companies: { type: "string" },
+  plans: { type: "string" },
+  reports: { type: "string" },
+  seed: { type: "string" },
+  "token-ttl": { type: "string" },
+  "error-rate": { type: "string" },
+  "rate-limit-rate": { type: "string" },
+  "retry-after": { type: "string" },
+  "latency-ms": { type: "string" },
+  "drop-after-commit-rate": { type: "string" },
+  json: { type: "boolean", default: false },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
+/** A number flag, or undefined when absent; throws on text that is not a number. */
+function num(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (text.trim() === "" || !Number.isFinite(n))
+    throw new RangeError(`--${flag} must be a number, got "${text}"`);
+  return n;
+}
+
+/** Bad flags or values (exit 2), as opposed to failing to start, e.g. port in use (exit 1). */
+function isUsageError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof RangeError || (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS"));
+}
+
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      resolve(signal);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+}
+
+/** Runs `tas-sync simulate`; resolves with the exit code once stopped. */
+export async function runSimulateCommand(argv: string[], io: Partial<SimulateIo> = {}): Promise<number> {
+  const out = io.out ?? ((text: string) => process.stdout.write(text));
+  const err = io.err ?? ((text: string) => process.stderr.write(text));
+  let sim: Awaited<ReturnType<typeof startSimulator>>;
+  let json: boolean;
+  let plans: number;
+  try {
+    const { values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
+    if (values.help) {
+      out(SIMULATE_USAGE);
+      return 0;
+    }
+    json = values.json;
+    plans = num("plans", values.plans) ?? 50;
+    sim = await startSimulator({
+      port: num("port", values.port),
+      host: values.host,
+      basePath: values["base-path"],
+      companies: num("companies", values.companies),
+      plans,
+      reports: num("reports", values.reports),
+      seed: num("seed", values.seed),
+      tokenTtlSeconds: num("token-ttl", values["token-ttl"]),
+      faults: {
+        errorRate: num("error-rate", values["error-rate"]),
+        rateLimitRate: num("rate-limit-rate", values["rate-limit-rate"]),
+        retryAfterSeconds: num("retry-after", values["retry-after"]),
+        latencyMs: num("latency-ms", values["latency-ms"]),
+        dropAfterCommitRate: num("drop-after-commit-rate", values["drop-after-commit-rate"]),
+      },
+    });
+  } catch (error) {
+    err(`tas-sync simulate: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (!isUsageError(error)) return 1;
+    err("Run 'tas-sync simulate --help' for usage.\n");
+    return 2;
+  }
+
+  const stop = io.stop ?? untilSignal();
+  const summary = { ...sim, plansPerCompany: plans, faults: sim.state.faults };
+  out(json ? `${listeningEvent(summary)}\n` : describeSimulator(summary));
+  await stop;
+  await sim.close();
+  if (!json) err("Simulator stopped.\n");
+  return 0;
+}

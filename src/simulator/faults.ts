@@ -1,0 +1,61 @@
+/**
+ * Fault injection settings and the seeded dice that decide, per request, whether a fault
+ * fires. Seeded dice make a failing benchmark or test run reproducible.
+ */
+import { Rng } from "./prng.js";
+
+export interface FaultOptions {
+  /** Fraction of /api requests answered 500. */
+  errorRate: number;
+  /** Fraction of /api requests answered 429 with Retry-After. */
+  rateLimitRate: number;
+  retryAfterSeconds: number;
+  /** Delay before answering each /api request. */
+  latencyMs: number;
+  /** Fraction of successful creates whose socket is destroyed after the scenario is stored. */
+  dropAfterCommitRate: number;
+}
+
+export const DEFAULT_FAULTS: Readonly<FaultOptions> = {
+  errorRate: 0,
+  rateLimitRate: 0,
+  retryAfterSeconds: 1,
+  latencyMs: 0,
+  dropAfterCommitRate: 0,
+};
+
+const RATES = new Set<keyof FaultOptions>(["errorRate", "rateLimitRate", "dropAfterCommitRate"]);
+
+/** Validates a partial update (from JSON or flags); returns an error text or the clean patch. */
+export function parseFaultPatch(
+  input: unknown,
+): { ok: true; patch: Partial<FaultOptions> } | { ok: false; error: string } {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    return { ok: false, error: "faults must be a JSON object" };
+  }
+  const patch: Partial<FaultOptions> = {};
+  for (const [key, value] of Object.entries(input)) {
+    if (value === undefined) continue;
+    if (!(key in DEFAULT_FAULTS)) return { ok: false, error: `unknown fault option: ${key}` };
+    const name = key as keyof FaultOptions;
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+      return { ok: false, error: `${key} must be a non-negative number` };
+    }
+    if (RATES.has(name) && value > 1) return { ok: false, error: `${key} must be between 0 and 1` };
+    patch[name] = value;
+  }
+  return { ok: true, patch };
+}
+
+export class FaultDice {
+  private readonly rng: Rng;
+
+  constructor(seed: number) {
+    this.rng = new Rng(seed);
+  }
+
+  /** True with probability `rate`; draws nothing when the rate is 0 so runs without faults stay aligned. */
+  roll(rate: number): boolean {
+    return rate > 0 && this.rng.next() < rate;
+  }
+}

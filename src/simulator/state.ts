@@ -1,0 +1,121 @@
+/**
+ * The simulator's whole in-memory model: companies, their plans and reports (as raw JSON),
+ * created scenarios, tokens, fault settings and request counts. HTTP handlers and tests both
+ * go through this object; nothing else holds simulator data.
+ */
+import { DEFAULT_FAULTS, FaultDice, type FaultOptions } from "./faults.js";
+import { generateCompany } from "./generate.js";
+import { JsonList } from "./json-list.js";
+import { type CompanyLayout, companyLayout } from "./layout.js";
+import { deriveSeed } from "./prng.js";
+import { ScenarioStore } from "./scenarios.js";
+import { RequestStats } from "./stats.js";
+import { TokenStore } from "./tokens.js";
+
+export interface SimCompanyInfo {
+  id: number;
+  username: string;
+  password: string;
+  staticToken: string;
+  projectIds: number[];
+  reportIds: number[];
+}
+
+export interface StateOptions {
+  companies: number;
+  plans: number;
+  reports: number;
+  seed: number;
+  tokenTtlSeconds: number;
+  faults: FaultOptions;
+}
+
+const FAULT_STREAM = 0xfa17;
+
+export class SimulatorState {
+  readonly companies: readonly CompanyLayout[];
+  /** Plans per company id, in list order. */
+  readonly plans = new Map<number, JsonList>();
+  /** All reports, any company; `reportOwner` says whose each one is. */
+  readonly reports = new JsonList();
+  readonly reportOwner = new Map<number, number>();
+  readonly scenarios = new ScenarioStore();
+  readonly tokens: TokenStore;
+  readonly stats = new RequestStats();
+  readonly dice: FaultDice;
+  private currentFaults: FaultOptions;
+
+  constructor(opts: StateOptions) {
+    this.companies = Array.from({ length: opts.companies }, (_, k) =>
+      companyLayout(k, opts.plans, opts.reports),
+    );
+    this.companies.forEach((layout, k) => {
+      // Company k's reports may also point at the next company's first plan (cross-company link).
+      const other = this.companies[(k + 1) % this.companies.length];
+      const foreign = other && other !== layout && other.planCount > 0 ? other.firstPlanId : undefined;
+      const data = generateCompany(layout, opts.seed, foreign);
+      this.plans.set(layout.id, data.plans);
+      for (const report of data.reports) this.putReport(report.id, layout.id, report.json);
+    });
+    this.tokens = new TokenStore(
+      opts.tokenTtlSeconds,
+      new Map(this.companies.map((c) => [c.staticToken, c.id])),
+    );
+    this.dice = new FaultDice(deriveSeed(opts.seed, FAULT_STREAM));
+    this.currentFaults = { ...opts.faults };
+  }
+
+  get faults(): FaultOptions {
+    return { ...this.currentFaults };
+  }
+
+  /** Partial update of the fault settings; returns the new full settings. */
+  setFaults(patch: Partial<FaultOptions>): FaultOptions {
+    this.currentFaults = { ...this.currentFaults, ...patch };
+    return this.faults;
+  }
+
+  resetFaults(): FaultOptions {
+    this.currentFaults = { ...DEFAULT_FAULTS };
+    return this.faults;
+  }
+
+  company(id: number): CompanyLayout | undefined {
+    return this.companies.find((c) => c.id === id);
+  }
+
+  companyByUsername(username: string): CompanyLayout | undefined {
+    return this.companies.find((c) => c.username === username);
+  }
+
+  /** Owning company of a project, or undefined for an unknown project. */
+  projectCompany(projectId: number): number | undefined {
+    return this.companies.find((c) => c.projectIds.includes(projectId))?.id;
+  }
+
+  /** Parsed plans of a company (a copy), for tests. */
+  plansOf(companyId: number): Record<string, unknown>[] {
+    return (this.plans.get(companyId)?.values() ?? []) as Record<string, unknown>[];
+  }
+
+  putReport(id: number, companyId: number, json: string): void {
+    this.reports.set(id, json);
+    this.reportOwner.set(id, companyId);
+  }
+
+  deleteReport(id: number): boolean {
+    this.reportOwner.delete(id);
+    return this.reports.delete(id);
+  }
+
+  companyInfo(): SimCompanyInfo[] {
+    return this.companies.map((c) => ({
+      id: c.id,
+      username: c.username,
+      password: c.password,
+      staticToken: c.staticToken,
+      projectIds: [...c.projectIds],
+      reportIds: this.reports.ids().filter((id) => this.reportOwner.get(id) === c.id),
+    }));
+  }
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/config.js";
+import { runSimulateCommand } from "../../src/simulator/command.js";
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, io: { out: (t: string) => void out.push(t), err: (t: string) => void err.push(t) } };
+}
+
+describe("tas-sync simulate", () => {
+  it("--help explains every flag", async () => {
+    const c = capture();
+    expect(await runSimulateCommand(["--help"], c.io)).toBe(0);
+    const help = c.out.join("");
+    for (const flag of [
+      "--port",
+      "--companies",
+      "--plans",
+      "--reports",
+      "--seed",
+      "--error-rate",
+      "--rate-limit-rate",
+      "--retry-after",
+      "--latency-ms",
+      "--drop-after-commit-rate",
+      "--token-ttl",
+      "--json",
+      "--help",
+    ]) {
+      expect(help).toMatch(new RegExp(`${flag} .*\\S`));
+    }
+  });
+
+  it("--json prints one listening line with logins and a working tas-sync config", async () => {
+    const c = capture();
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => {
+      stop = resolve;
+    });
+    const run = runSimulateCommand(["--json", "--port", "0", "--plans", "4", "--companies", "3"], {
+      ...c.io,
+      stop: stopped,
+    });
+    await expect.poll(() => c.out.length).toBe(1);
+    const line = c.out[0]!;
+    expect(line.endsWith("\n") && line.indexOf("\n") === line.length - 1).toBe(true);
+    const event = JSON.parse(line) as {
+      event: string;
+      baseUrl: string;
+      companies: { id: number; staticToken: string }[];
+      config: { baseUrl: string; auth: { username: string }; companies: { id: number; auth?: unknown }[] };
+    };
+    expect(event.event).toBe("listening");
+    expect(event.companies.map((x) => x.id)).toEqual([5251, 5252, 5253]);
+    expect(event.config.auth.username).toBe("user5251");
+    expect(event.config.companies[0]?.auth).toBeUndefined();
+    expect(event.config.companies[1]?.auth).toMatchObject({ username: "user5252", password: "pass-5252" });
+    expect(() => parseConfig(event.config, "(simulate --json)", {})).not.toThrow();
+    const res = await fetch(`${event.baseUrl}/api/plans`, {
+      headers: { authorization: "Bearer sim-token-5253" },
+    });
+    expect((await res.json()) as unknown[]).toHaveLength(4);
+    stop();
+    expect(await run).toBe(0);
+    await expect(fetch(`${event.baseUrl}/api/plans`)).rejects.toThrow();
+  });
+
+  it("prints the human summary with the config JSON", async () => {
+    const c = capture();
+    const run = runSimulateCommand(["--plans", "2"], { ...c.io, stop: Promise.resolve() });
+    expect(await run).toBe(0);
+    const text = c.out.join("");
+    expect(text).toContain("sim-token-5251");
+    expect(text).toContain("user5252 / pass-5252");
+    expect(text).toContain('"clientId": "tas-sync-sim"');
+  });
+
+  it.each([[["--nope"]], [["--plans", "many"]], [["--error-rate", "1.5"]], [["--companies", "0"]]])(
+    "rejects %j with exit code 2",
+    async (argv) => {
+      const c = capture();
+      expect(await runSimulateCommand(argv, c.io)).toBe(2);
+      expect(c.err.join("")).toContain("tas-sync simulate:");
+    },
+  );
+});

@@ -1,0 +1,229 @@
+/** CSV seed files: RFC 4180 quoting, line numbers of records, coercion of cells. */
+import { describe, expect, it } from "vitest";
+import { tokenizeCsv } from "../../src/push/seed/csv-tokenize.js";
+import { parseSeed, type SeedOptions, type SeedParseResult } from "../../src/push/seed/index.js";
+
+const encoder = new TextEncoder();
+const HEADER = "company_id,project_id,scenario_name,source_file";
+
+function csv(text: string, opts: SeedOptions = {}): SeedParseResult {
+  return parseSeed(encoder.encode(text), "csv", opts);
+}
+
+function problems(r: SeedParseResult): string[] {
+  return r.invalid.map((p) => `${p.line} ${p.field ?? "-"}: ${p.reason}`);
+}
+
+describe("tokenizeCsv", () => {
+  it.each<[string, string, { line: number; endLine: number; cells: string[]; error: string | null }[]]>([
+    ["plain cells", "a,b\nc,d", [r(1, 1, ["a", "b"]), r(2, 2, ["c", "d"])]],
+    ["CRLF line ends", "a,b\r\nc,d\r\n", [r(1, 1, ["a", "b"]), r(2, 2, ["c", "d"])]],
+    ["empty cells", ",a,,\n", [r(1, 1, ["", "a", "", ""])]],
+    ["a trailing comma at the end of the text", "a,", [r(1, 1, ["a", ""])]],
+    ["a quoted comma", '"a,b",c', [r(1, 1, ["a,b", "c"])]],
+    ["doubled quotes", '"say ""hi""",x', [r(1, 1, ['say "hi"', "x"])]],
+    ["an empty quoted cell", '"",x', [r(1, 1, ["", "x"])]],
+    [
+      "newlines inside quotes, counted for the next record",
+      'a,"line1\nline2\r\nline3"\nb,c',
+      [r(1, 3, ["a", "line1\nline2\r\nline3"]), r(4, 4, ["b", "c"])],
+    ],
+    ["a quote inside an unquoted cell, kept", 'ab"c,d', [r(1, 1, ['ab"c', "d"])]],
+    ["a blank line", "a\n\nb", [r(1, 1, ["a"]), r(2, 2, [""]), r(3, 3, ["b"])]],
+    [
+      "text after a closing quote",
+      '"a"b,c\nd',
+      [{ line: 1, endLine: 1, cells: ["a"], error: "unexpected text after a closing quote" }, r(2, 2, ["d"])],
+    ],
+    [
+      "an unterminated quote",
+      'a\n"b,\nc',
+      [r(1, 1, ["a"]), { line: 2, endLine: 3, cells: ["b,\nc"], error: "unterminated quoted field" }],
+    ],
+  ])("splits %s", (_, text, expected) => {
+    expect(tokenizeCsv(text)).toEqual(expected);
+  });
+
+  function r(line: number, endLine: number, cells: string[]) {
+    return { line, endLine, cells, error: null };
+  }
+});
+
+describe("parseSeed csv", () => {
+  it("reads rows with the line on which each record starts", () => {
+    const text = [
+      `${HEADER},description,key,parent_key`,
+      "5251,52511,Suite,Suite.java,,suite,",
+      '5251,52511,Child,Child.java,"two\nlines, and a comma",,suite',
+      "",
+      "5251,52511,Other,Other.java,,,",
+    ].join("\n");
+    const r = csv(text);
+    expect(r.invalid).toEqual([]);
+    expect(r.total).toBe(3);
+    expect(r.valid.map((v) => [v.line, v.key, v.parentKey])).toEqual([
+      [2, "suite", null],
+      [3, "52511/Child", "suite"],
+      [6, "52511/Other", null],
+    ]);
+    expect(r.valid[1]?.body.description).toBe("two\nlines, and a comma");
+  });
+
+  it("coerces integers and booleans, and treats an empty cell as absent", () => {
+    const text = [
+      `${HEADER},max_execution_time,testrail_enabled,jira_enabled,xray_enabled,description`,
+      "5251, 52511 ,S,S.java,120,TRUE,no,1,",
+      "5251,52511,T,T.java,,Yes,False,0,",
+    ].join("\n");
+    const r = csv(text);
+    expect(r.invalid).toEqual([]);
+    expect(r.valid.map((v) => v.body)).toEqual([
+      {
+        project_id: 52511,
+        scenario_name: "S",
+        source_file: "S.java",
+        max_execution_time: 120,
+        testrail_enabled: true,
+        jira_enabled: false,
+        xray_enabled: true,
+      },
+      {
+        project_id: 52511,
+        scenario_name: "T",
+        source_file: "T.java",
+        testrail_enabled: true,
+        jira_enabled: false,
+        xray_enabled: false,
+      },
+    ]);
+  });
+
+  it("maps the neutral column names", () => {
+    const text = `${HEADER},test_management_enabled,issue_tracker_enabled,test_execution_plugin_enabled\n5251,52511,S,S.java,yes,0,true`;
+    expect(csv(text).valid[0]?.body).toMatchObject({
+      testrail_enabled: true,
+      jira_enabled: false,
+      xray_enabled: true,
+    });
+  });
+
+  it("takes company_id from the options when the column is absent or empty", () => {
+    const r = csv("project_id,scenario_name,source_file,company_id\n52511,A,a\n52511,B,b,9", {
+      defaultCompanyId: 5251,
+    });
+    expect(r.valid.map((v) => v.companyId)).toEqual([5251, 9]);
+  });
+
+  it("reads a parent column holding a JSON object", () => {
+    const text = `${HEADER},parent\n5251,52511,S,S.java,"{""id"":900,""group"":true,""childs"":[]}"`;
+    const r = csv(text);
+    expect(r.invalid).toEqual([]);
+    expect(r.valid[0]?.body.parent).toEqual({ id: 900, group: true, childs: [] });
+  });
+
+  it("ignores unknown columns and columns without a name", () => {
+    const r = csv(`${HEADER},owner,\n5251,52511,S,S.java,ayse,whatever`);
+    expect(r.invalid).toEqual([]);
+    expect(Object.keys(r.valid[0]!.body)).toEqual(["project_id", "source_file", "scenario_name"]);
+  });
+
+  it.each([
+    [
+      "a fractional integer",
+      "max_execution_time",
+      "12.5",
+      'max_execution_time: expected integer, got "12.5"',
+    ],
+    ["a word for an integer", "project_id", "abc", 'project_id: expected integer, got "abc"'],
+    [
+      "a word for a boolean",
+      "jira_enabled",
+      "maybe",
+      'jira_enabled: expected boolean (true/false/1/0/yes/no), got "maybe"',
+    ],
+    [
+      "a word for an alias",
+      "issue_tracker_enabled",
+      "2",
+      'issue_tracker_enabled: expected boolean (true/false/1/0/yes/no), got "2"',
+    ],
+    ["a parent that is not JSON", "parent", "{id:1}", "parent: expected a JSON object, not valid JSON: "],
+    ["a parent that is not an object", "parent", "[1]", "parent: expected a JSON object, got array"],
+    ["a parent without id", "parent", '"{""group"":true}"', "parent.id: missing required field"],
+  ])("reports %s", (_, column, cell, reason) => {
+    const cells: Record<string, string> = {
+      company_id: "5251",
+      project_id: "52511",
+      scenario_name: "S",
+      source_file: "S.java",
+    };
+    cells[column] = cell;
+    const r = csv(`${Object.keys(cells).join(",")}\n${Object.values(cells).join(",")}`);
+    expect(problems(r)).toHaveLength(1);
+    expect(problems(r)[0]?.startsWith(`2 ${reason}`)).toBe(true);
+  });
+
+  it("reports missing required cells and a row with more cells than the header", () => {
+    const r = csv(`${HEADER}\n5251,52511,,S.java\n5251,52511,S,S.java,extra\n5251,52511,T,T.java`);
+    expect(problems(r)).toEqual([
+      "2 scenario_name: missing required field",
+      "3 -: row has 5 cells, the header has 4",
+    ]);
+    expect(r.valid.map((v) => v.line)).toEqual([4]);
+  });
+
+  it("reports bad quoting on the record's first line and reads the rows before it", () => {
+    const r = csv(`${HEADER}\n5251,52511,A,a\n5251,52511,"B"x,b\n5251,52511,C,c\n5251,52511,"D\n\n`);
+    expect(problems(r)).toEqual([
+      "3 -: unexpected text after a closing quote",
+      "5 -: unterminated quoted field",
+    ]);
+    expect(r.valid.map((v) => v.scenarioName)).toEqual(["A", "C"]);
+  });
+
+  it("skips blank lines and spreadsheet rows of empty cells but counts their lines", () => {
+    const r = csv(`${HEADER}\n\n,,,\n5251,52511,A,a\n\n`);
+    expect(r.total).toBe(1);
+    expect(r.valid[0]?.line).toBe(4);
+  });
+
+  it.each([
+    ["a duplicate column", `${HEADER},project_id\n`, "1 project_id: duplicate column in the header row"],
+    [
+      "bad quoting in the header",
+      `"company_id"x,b\n`,
+      "1 -: header row: unexpected text after a closing quote",
+    ],
+  ])("rejects the whole file for %s", (_, text, expected) => {
+    const r = csv(`${text}5251,52511,A,a`);
+    expect(problems(r)).toEqual([expected]);
+    expect(r.total).toBe(0);
+    expect(r.valid).toEqual([]);
+  });
+
+  it("reads an empty file, or a header alone, as no rows", () => {
+    expect(csv("")).toEqual({ format: "csv", total: 0, valid: [], invalid: [] });
+    expect(csv(`${HEADER}\n`)).toEqual({ format: "csv", total: 0, valid: [], invalid: [] });
+  });
+
+  it("strips a byte order mark before the first column name", () => {
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...encoder.encode(`${HEADER}\n5251,52511,A,a`)]);
+    const r = parseSeed(bytes, "csv", {});
+    expect(r.invalid).toEqual([]);
+    expect(r.valid[0]?.companyId).toBe(5251);
+  });
+
+  it("reports a record with invalid UTF-8, also on a continuation line of a quoted cell", () => {
+    const bytes = new Uint8Array([
+      ...encoder.encode(`${HEADER},description\n5251,52511,A,a,ok\n5251,52511,B,b,"first\nsecond `),
+      0xff,
+      ...encoder.encode(`"\n5251,52511,C,c,caf\u00e9\n`),
+    ]);
+    const r = parseSeed(bytes, "csv", {});
+    expect(problems(r)).toEqual(["3 -: unreadable encoding: not valid UTF-8"]);
+    expect(r.valid.map((v) => [v.line, v.body.description])).toEqual([
+      [2, "ok"],
+      [5, "café"],
+    ]);
+  });
+});
