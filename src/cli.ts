@@ -4,6 +4,7 @@ import { commands } from "./commands/index.js";
 import { type Command, type Flags, UsageError } from "./commands/types.js";
 import { ConfigError, configPath, loadConfig } from "./config.js";
 import { createLogger } from "./log.js";
+import { SeedFormatError } from "./push/seed/index.js";
 import { StoreError } from "./store/db.js";
 
 const GLOBAL_OPTIONS = {
@@ -101,7 +102,12 @@ async function run(
       stopSignal: controller.signal,
     });
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof UsageError || err instanceof StoreError) {
+    if (
+      err instanceof ConfigError ||
+      err instanceof UsageError ||
+      err instanceof StoreError ||
+      err instanceof SeedFormatError
+    ) {
       process.stderr.write(`tas-sync ${command.name}: ${err.message}\n`);
       return 2;
     }

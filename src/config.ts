@@ -135,11 +135,24 @@ function formatIssue(issue: z.core.$ZodIssue): string {
   return `${path}: ${issue.message}`;
 }
 
+/**
+ * A failed union (the two auth shapes) reports only "auth: Invalid input"; report instead
+ * the issues of the branch the object was meant to be: the one whose keys it has (no
+ * unrecognized keys), else the one with the fewest issues. Paths become absolute.
+ */
+function expandUnions(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== "invalid_union" || issue.errors.length === 0) return [issue];
+  const score = (branch: z.core.$ZodIssue[]) =>
+    (branch.some((i) => i.code === "unrecognized_keys" && i.path.length === 0) ? 1000 : 0) + branch.length;
+  const best = [...issue.errors].sort((a, b) => score(a) - score(b))[0] ?? [];
+  return best.flatMap((i) => expandUnions({ ...i, path: [...issue.path, ...i.path] } as z.core.$ZodIssue));
+}
+
 /** Validate an already-parsed config object. Throws ConfigError naming the key path. */
 export function parseConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env): Config {
   const result = configSchema(env).safeParse(raw);
   if (!result.success) {
-    const lines = result.error.issues.map(formatIssue);
+    const lines = result.error.issues.flatMap(expandUnions).map(formatIssue);
     throw new ConfigError(`invalid config ${source}: ${lines.join("; ")}`);
   }
   return result.data;

@@ -136,6 +136,8 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
   const v = Array.isArray(value) ? value[0] : value;
   if (!v) return null;
   if (/^\s*\d+(\.\d+)?\s*$/.test(v)) return Math.round(Number(v) * 1000);
+  // Every HTTP-date form has hh:mm:ss; without this, Date.parse reads "-1" or "abc 12" as 2001.
+  if (!/\d{2}:\d{2}:\d{2}/.test(v)) return null;
   const at = Date.parse(v);
   if (Number.isNaN(at)) return null;
   return Math.max(0, at - now);

@@ -54,6 +54,15 @@ export class JsonArraySplitter {
       }
       const b = buf[i] as number;
       if (this.#elementStart >= 0) {
+        // Checked first: the ']' closing the array after a scalar ("[1,2]", '["a"]') must
+        // end the scalar, not count as a nested close.
+        if (this.#depth === 0 && (b === COMMA || b === CLOSE_BRACKET || isSpace(b))) {
+          // end of a scalar element (number, string, true, null...)
+          emit(buf.toString("utf8", this.#elementStart, i).trim());
+          this.#count++;
+          this.#elementStart = -1;
+          continue; // let the separator be handled below
+        }
         if (b === QUOTE) this.#inString = true;
         else if (b === OPEN_BRACE || b === OPEN_BRACKET) this.#depth++;
         else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
@@ -63,12 +72,6 @@ export class JsonArraySplitter {
             this.#count++;
             this.#elementStart = -1;
           }
-        } else if (this.#depth === 0 && (b === COMMA || b === CLOSE_BRACKET || isSpace(b))) {
-          // end of a scalar element (number, true, null...)
-          emit(buf.toString("utf8", this.#elementStart, i).trim());
-          this.#count++;
-          this.#elementStart = -1;
-          continue; // let the separator be handled below
         }
         i++;
         continue;

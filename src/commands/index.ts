@@ -1,7 +1,10 @@
 /** Every CLI command, in the order `tas-sync --help` lists them. */
 import { runSimulateCommand, SIMULATE_USAGE } from "../simulator/command.js";
+import { daemonCommand } from "./daemon.js";
 import { demoCommand } from "./demo.js";
+import { pushFailuresCommand, resumePushCommand, retryFailedCommand, statusCommand } from "./outbox.js";
 import { migrateCommand, queryCommand, syncCommand } from "./pull.js";
+import { pushCommand } from "./push.js";
 import type { Command } from "./types.js";
 
 const simulateCommand: Command = {
@@ -13,4 +16,16 @@ const simulateCommand: Command = {
   passthrough: (argv) => runSimulateCommand(argv),
 };
 
-export const commands: Command[] = [syncCommand, migrateCommand, queryCommand, simulateCommand, demoCommand];
+export const commands: Command[] = [
+  syncCommand,
+  pushCommand,
+  daemonCommand,
+  statusCommand,
+  pushFailuresCommand,
+  retryFailedCommand,
+  resumePushCommand,
+  migrateCommand,
+  queryCommand,
+  simulateCommand,
+  demoCommand,
+];

@@ -3,7 +3,7 @@
  * The one pipeline: the one-shot `tas-sync sync` and the BullMQ job both call this.
  */
 import type { TasClient } from "../api/client.js";
-import { ApiError } from "../api/errors.js";
+import { ApiError, InvalidCredentialsError, UnauthorizedError } from "../api/errors.js";
 import type { Logger } from "../log.js";
 import type { Sqlite } from "../store/db.js";
 import {
@@ -107,6 +107,8 @@ export async function syncCompany(deps: SyncDeps, input: CompanySyncInput): Prom
     }
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
+    if (err instanceof ApiError)
+      recordSyncError(sqlite, runId, "plans", null, err.code, err.status ?? null, message);
     finishRun(sqlite, runId, "failed", emptyCounts(), clock().toISOString(), message);
     log.error({ runId, err: message }, "sync failed");
     return {
@@ -129,6 +131,9 @@ async function fetchReports(client: TasClient, ids: readonly number[]): Promise<
     try {
       out.push({ id, text: await client.getScheduledReport(id) });
     } catch (err) {
+      // Refused credentials fail the whole company with one error, not one per report
+      // followed by the same failure for the plan list (and a token request each time).
+      if (err instanceof UnauthorizedError || err instanceof InvalidCredentialsError) throw err;
       out.push({ id, error: asApiError(err) });
     }
   }

@@ -1,0 +1,148 @@
+/** `tas-sync push FILE`: validate a seed file, record it in the outbox, queue it, optionally wait. */
+import { randomUUID } from "node:crypto";
+import { formatProblem } from "../push/seed/index.js";
+import { type LoadedSeed, loadSeed, recordSeed } from "../push/submit.js";
+import { waitForBatch } from "../push/wait.js";
+import { assertRedis } from "../queue/connection.js";
+import { PushQueue } from "../queue/push.js";
+import { createClients } from "../runtime.js";
+import { openStore } from "../store/db.js";
+import { failureReasons, type StatusCounts, statusCounts } from "../store/outbox.js";
+import { Progress } from "./progress.js";
+import type { Command, CommandContext } from "./types.js";
+
+const MAX_LISTED = 50;
+
+export const pushCommand: Command = {
+  name: "push",
+  summary: "create the scenarios of a seed file, exactly once each, through the queue",
+  help: `Usage: tas-sync push FILE [--wait] [--dry-run] [--skip-invalid] [--config PATH]
+
+FILE is NDJSON (.ndjson/.jsonl), a JSON array (.json) or CSV with a header row (.csv); one
+create-scenario request per row (see README "Seed file format"). The whole file is validated
+first; every bad row is reported as FILE:LINE: field: reason.
+
+Rows are recorded in the SQLite outbox (scenario_requests) and one BullMQ job is queued per
+row; children are queued once their parent is created. Running the same file again creates
+nothing twice: rows already created (or that failed) are skipped and counted.
+
+Options:
+  --wait           run the workers in this process until every row is settled, then print
+                   the summary (without it, the running daemon does the work)
+  --dry-run        validate and print what would be created; needs no Redis, writes nothing
+  --skip-invalid   queue the valid rows anyway; invalid rows (and rows whose parent is
+                   invalid) are recorded in seed_rejections with their reasons
+
+Outcomes of a row: created (the service answered with the new scenario), exists (an earlier
+attempt's answer was lost and the service already has it: not created twice), failed (with
+a reason code; see tas-sync push-failures).
+
+Exit codes: 0 done (with --wait: every row created or exists); 1 some rows failed or the push
+was paused; 2 invalid file (nothing queued) or bad usage/config.`,
+  options: { wait: { type: "boolean" }, "dry-run": { type: "boolean" }, "skip-invalid": { type: "boolean" } },
+  positionals: 1,
+  run: runPush,
+};
+
+async function runPush(ctx: CommandContext): Promise<number> {
+  const file = ctx.positionals[0];
+  if (!file) {
+    ctx.out("tas-sync push: missing FILE (try examples/scenarios.ndjson)");
+    return 2;
+  }
+  const cfg = ctx.config();
+  const seed = await loadSeed(cfg, file);
+  reportProblems(ctx, file, seed);
+  if (seed.problems.length && !ctx.flags["skip-invalid"] && !ctx.flags["dry-run"]) {
+    ctx.out(
+      `${seed.problems.length} problem(s) in ${file}: nothing queued (fix them, or use --skip-invalid)`,
+    );
+    return 2;
+  }
+  if (ctx.flags["dry-run"]) return dryRun(ctx, seed);
+
+  await assertRedis(cfg.redisUrl);
+  const store = openStore(cfg.database);
+  const clients = createClients(cfg, ctx.logger);
+  const progress = ctx.flags.wait ? new Progress(seed.valid.length, "push") : null;
+  const queue = new PushQueue({ cfg, sqlite: store.sqlite, clients, logger: ctx.logger });
+  try {
+    const batchId = randomUUID();
+    const submitted = recordSeed(store.sqlite, seed, batchId, new Date().toISOString());
+    await queue.enqueue(submitted.toEnqueue);
+    const s = submitted.skipped;
+    ctx.out(
+      `recorded ${submitted.recorded} row(s), queued ${submitted.toEnqueue.length} now (children follow their parents); ` +
+        `skipped ${s.created + s.exists + s.failed} settled earlier (created ${s.created}, exists ${s.exists}, failed ${s.failed})`,
+    );
+    if (submitted.changedPayload.length) {
+      ctx.out(
+        `note: ${submitted.changedPayload.length} key(s) were recorded earlier with a different payload; the recorded one is kept (e.g. ${submitted.changedPayload[0]})`,
+      );
+    }
+    if (!ctx.flags.wait) {
+      ctx.out("the daemon (tas-sync daemon) will create them; follow with tas-sync status");
+      return 0;
+    }
+    // Nothing unsettled: no worker (BullMQ misses its stalled-check timer if closed at once).
+    const before = statusCounts(store.sqlite, batchId);
+    if (before.pending + before.queued > 0) queue.startWorker();
+    const result = await waitForBatch(store.sqlite, batchId, {
+      signal: ctx.stopSignal,
+      onProgress: (c) => progress?.update(c.created + c.exists + c.failed),
+      check: async () =>
+        (await queue.queue.isPaused())
+          ? "the push queue is paused (the service refused our token); see the log"
+          : null,
+    });
+    progress?.finish();
+    printSummary(ctx, result.counts, failureReasons(store.sqlite, batchId));
+    if (!result.done) {
+      ctx.out(
+        `stopped waiting: ${result.reason}; unsettled rows stay queued (run push --wait again, or the daemon)`,
+      );
+      return 1;
+    }
+    return result.counts.failed > 0 ? 1 : 0;
+  } finally {
+    await queue.close();
+    await clients.close();
+    store.close();
+  }
+}
+
+function reportProblems(ctx: CommandContext, file: string, seed: LoadedSeed): void {
+  for (const p of seed.problems.slice(0, MAX_LISTED)) ctx.out(formatProblem(file, p));
+  if (seed.problems.length > MAX_LISTED)
+    ctx.out(`... and ${seed.problems.length - MAX_LISTED} more problem(s)`);
+}
+
+function dryRun(ctx: CommandContext, seed: LoadedSeed): number {
+  const perProject = new Map<string, number>();
+  for (const row of seed.valid) {
+    const k = `company ${row.companyId} project ${row.projectId}`;
+    perProject.set(k, (perProject.get(k) ?? 0) + 1);
+  }
+  for (const row of seed.valid.slice(0, 20)) {
+    ctx.out(
+      `would create ${JSON.stringify(row.scenarioName)} in project ${row.projectId} (key ${row.key}${row.parentKey ? `, child of ${row.parentKey}` : ""})`,
+    );
+  }
+  if (seed.valid.length > 20) ctx.out(`... and ${seed.valid.length - 20} more`);
+  for (const [k, n] of perProject) ctx.out(`${k}: ${n} scenario(s)`);
+  ctx.out(
+    `dry run: ${seed.valid.length} valid row(s), ${seed.problems.length} problem(s); nothing recorded or queued`,
+  );
+  return seed.problems.length ? 2 : 0;
+}
+
+export function printSummary(
+  ctx: CommandContext,
+  c: StatusCounts,
+  reasons: { code: string; n: number }[],
+): void {
+  ctx.out(
+    `created ${c.created}, already existed ${c.exists}, failed ${c.failed}${c.pending + c.queued ? `, unsettled ${c.pending + c.queued}` : ""}`,
+  );
+  for (const r of reasons) ctx.out(`  failed ${r.code}: ${r.n}`);
+}

@@ -1,0 +1,125 @@
+/**
+ * Create one outbox row's scenario, exactly once. The plain function behind the
+ * create-scenario job (and so behind `push --wait` and the daemon alike).
+ */
+import type { TasClient } from "../api/client.js";
+import { type CreateScenarioBody, scenarioSchema } from "../api/schemas.js";
+import type { Logger } from "../log.js";
+import type { Sqlite } from "../store/db.js";
+import {
+  beginAttempt,
+  endAttempt,
+  getRequest,
+  getScenario,
+  markCreated,
+  markExists,
+  markFailed,
+  takeChildren,
+} from "../store/outbox.js";
+import { classifyFailure } from "./classify.js";
+import { parentObject, scenarioRow } from "./parent.js";
+
+export interface CreateDeps {
+  sqlite: Sqlite;
+  clientFor(companyId: number): TasClient;
+  /** Waits for a slot of the shared rate limit (all workers on the same Redis). */
+  acquireSlot(): Promise<void>;
+  logger: Logger;
+  now?: () => Date;
+}
+
+export type CreateResult =
+  | { status: "created" | "exists" | "failed" | "skipped"; ready: string[] }
+  /** Transient failure: the job should be retried later. */
+  | { status: "retry"; code: string; message: string };
+
+/** Thrown when the token is refused after one re-authentication: the queue should pause. */
+export class PushUnauthorizedError extends Error {
+  override name = "PushUnauthorizedError";
+}
+
+export async function createScenarioFor(
+  deps: CreateDeps,
+  key: string,
+  finalAttempt: boolean,
+): Promise<CreateResult> {
+  const { sqlite } = deps;
+  const now = () => (deps.now?.() ?? new Date()).toISOString();
+  const row = getRequest(sqlite, key);
+  if (!row || row.status === "created" || row.status === "exists" || row.status === "failed") {
+    return { status: "skipped", ready: [] };
+  }
+  const body = JSON.parse(row.payloadJson) as CreateScenarioBody;
+  if (row.parentKey) {
+    const parent = getRequest(sqlite, row.parentKey);
+    const created =
+      parent?.status === "created" && parent.scenarioId !== null
+        ? getScenario(sqlite, parent.scenarioId)
+        : undefined;
+    if (!created) {
+      const why =
+        parent?.status === "exists"
+          ? `parent ${row.parentKey} exists but its id is unknown (its create answer was lost); give this row an inline parent`
+          : `parent ${row.parentKey} is ${parent?.status ?? "missing"}`;
+      markFailed(sqlite, key, "PARENT_FAILED", `parent failed: ${why}`, now());
+      return { status: "failed", ready: [] };
+    }
+    body.parent = parentObject(scenarioSchema.parse(JSON.parse(created.rawJson)));
+  }
+
+  await deps.acquireSlot();
+  const uncertain = beginAttempt(sqlite, key, now());
+  try {
+    const { text, scenario } = await deps.clientFor(row.companyId).createScenario(row.projectId, body);
+    markCreated(sqlite, key, scenarioRow(scenario, text, key, row.companyId, now()), now());
+    return { status: "created", ready: takeChildren(sqlite, key, now()) };
+  } catch (err) {
+    const outcome = classifyFailure(err, uncertain);
+    switch (outcome.kind) {
+      case "exists":
+        markExists(sqlite, key, outcome.message, now());
+        deps.logger.info(
+          { key },
+          "scenario already existed after an attempt with a lost answer; not created twice",
+        );
+        // Children need the parent's id, which a lost answer did not give us.
+        failChildren(sqlite, key, now());
+        return { status: "exists", ready: [] };
+      case "failed":
+        markFailed(sqlite, key, outcome.code, outcome.message, now());
+        return { status: "failed", ready: [] };
+      case "unauthorized":
+        endAttempt(sqlite, key, true, "UNAUTHORIZED", outcome.message, now());
+        throw new PushUnauthorizedError(`company ${row.companyId}: ${outcome.message}`);
+      case "retry":
+        if (finalAttempt) {
+          markFailed(
+            sqlite,
+            key,
+            outcome.code,
+            `gave up after ${row.attempts + 1} attempts: ${outcome.message}`,
+            now(),
+          );
+          return { status: "failed", ready: [] };
+        }
+        endAttempt(sqlite, key, outcome.sure, outcome.code, outcome.message, now());
+        return { status: "retry", code: outcome.code, message: outcome.message };
+    }
+  }
+}
+
+function failChildren(sqlite: Sqlite, parentKey: string, now: string): void {
+  const kids = sqlite
+    .prepare("SELECT key FROM scenario_requests WHERE parent_key = ? AND status IN ('pending','queued')")
+    .pluck()
+    .all(parentKey) as string[];
+  for (const k of kids) {
+    markFailed(
+      sqlite,
+      k,
+      "PARENT_ID_UNKNOWN",
+      `parent ${parentKey} exists but its id is unknown (its create answer was lost)`,
+      now,
+    );
+  }
+}

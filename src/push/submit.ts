@@ -1,0 +1,71 @@
+/** Validate a seed file against the config, then record its rows and queue the ready ones. */
+import { resolve } from "node:path";
+import type { Config } from "../config.js";
+import type { Sqlite } from "../store/db.js";
+import {
+  queuedKeysOf,
+  type RecordResult,
+  recordRows,
+  recordSeedRejections,
+  takeReady,
+} from "../store/outbox.js";
+import { readSeedFile, type SeedParseResult, type SeedProblem, type SeedRow } from "./seed/index.js";
+
+export interface LoadedSeed {
+  file: string;
+  parsed: SeedParseResult;
+  valid: SeedRow[];
+  problems: SeedProblem[];
+}
+
+/** Read and validate the whole file; rows of companies not in the config are problems too. */
+export async function loadSeed(cfg: Config, file: string): Promise<LoadedSeed> {
+  const only = cfg.companies.length === 1 ? cfg.companies[0]?.id : undefined;
+  const parsed = await readSeedFile(file, only === undefined ? {} : { defaultCompanyId: only });
+  const configured = new Set(cfg.companies.map((c) => c.id));
+  const problems = [...parsed.invalid];
+  const badKeys = new Set<string>();
+  for (const row of parsed.valid) {
+    if (!configured.has(row.companyId)) {
+      problems.push({
+        line: row.line,
+        key: row.key,
+        field: "company_id",
+        reason: `company ${row.companyId} is not in the config`,
+      });
+      badKeys.add(row.key);
+    }
+  }
+  // A row whose parent became invalid is invalid too (valid[] is parents-first).
+  const valid: SeedRow[] = [];
+  for (const row of parsed.valid) {
+    if (badKeys.has(row.key)) continue;
+    if (row.parentKey && badKeys.has(row.parentKey)) {
+      problems.push({
+        line: row.line,
+        key: row.key,
+        field: "parent_key",
+        reason: `parent row of key "${row.parentKey}" is invalid`,
+      });
+      badKeys.add(row.key);
+      continue;
+    }
+    valid.push(row);
+  }
+  problems.sort((a, b) => a.line - b.line);
+  return { file: resolve(file), parsed, valid, problems };
+}
+
+export interface Submitted extends RecordResult {
+  /** Keys to add jobs for now (ready rows, and rows left queued by an interrupted run). */
+  toEnqueue: string[];
+}
+
+/** Record the rows (and the rejected ones) and pick what to queue, in SQLite only. */
+export function recordSeed(sqlite: Sqlite, seed: LoadedSeed, batchId: string, now: string): Submitted {
+  const result = recordRows(sqlite, seed.valid, batchId, seed.file, now);
+  if (seed.problems.length) recordSeedRejections(sqlite, batchId, seed.file, seed.problems, now);
+  const leftQueued = queuedKeysOf(sqlite, batchId);
+  const ready = takeReady(sqlite, now, batchId);
+  return { ...result, toEnqueue: [...leftQueued, ...ready] };
+}

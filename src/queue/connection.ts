@@ -1,0 +1,44 @@
+/** Redis connections for BullMQ, and a fast, clear failure when Redis is not there. */
+import { Redis } from "ioredis";
+
+export class RedisUnavailableError extends Error {
+  override name = "RedisUnavailableError";
+}
+
+/** The URL with any password hidden, for messages and logs. */
+export function safeRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "(unparsable redis URL)";
+  }
+}
+
+/** A connection as BullMQ workers need it (no per-command retry limit). */
+export function createRedis(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true });
+}
+
+/** Ping Redis once, with a short timeout; throws a one-line error saying where and why. */
+export async function assertRedis(url: string, timeoutMs = 3000): Promise<void> {
+  const probe = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: timeoutMs,
+    retryStrategy: () => null,
+  });
+  probe.on("error", () => {});
+  try {
+    await probe.connect();
+    await probe.ping();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new RedisUnavailableError(
+      `cannot reach Redis at ${safeRedisUrl(url)} (${code}); start Redis or set "redisUrl" in the config`,
+    );
+  } finally {
+    probe.disconnect();
+  }
+}

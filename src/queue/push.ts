@@ -1,0 +1,111 @@
+/** The push queue: enqueue outbox rows, run create-scenario workers, pause on a refused token. */
+import { type Job, Queue, Worker } from "bullmq";
+import * as createJob from "../../jobs/create-scenario.js";
+import type { Config } from "../config.js";
+import type { Logger } from "../log.js";
+import { PushUnauthorizedError } from "../push/create.js";
+import type { Clients } from "../runtime.js";
+import type { Sqlite } from "../store/db.js";
+import { createRedis } from "./connection.js";
+import { SharedRateLimiter } from "./rate-limit.js";
+
+export const PUSH_QUEUE = "push";
+
+export interface PushQueueDeps {
+  cfg: Config;
+  sqlite: Sqlite;
+  clients: Clients;
+  logger: Logger;
+  /** Called after a row settles (created / exists / failed / skipped): progress reporting. */
+  onSettled?: (key: string, status: string) => void;
+}
+
+export class PushQueue {
+  readonly queue: Queue;
+  #worker: Worker | null = null;
+  /** BullMQ does not close connections it was given: we own and close both. */
+  #workerRedis: ReturnType<typeof createRedis> | null = null;
+  readonly #redis;
+
+  constructor(private readonly deps: PushQueueDeps) {
+    this.#redis = createRedis(deps.cfg.redisUrl);
+    this.queue = new Queue(PUSH_QUEUE, { connection: this.#redis, prefix: deps.cfg.queuePrefix });
+  }
+
+  /** Add one job per key, in bulk; keys that already have a job are not added twice. */
+  async enqueue(keys: readonly string[]): Promise<void> {
+    const max = this.deps.cfg.push.maxAttempts;
+    for (let i = 0; i < keys.length; i += 1000) {
+      const chunk = keys.slice(i, i + 1000);
+      await this.queue.addBulk(
+        chunk.map((key) => ({ name: createJob.NAME, data: { key }, opts: createJob.jobOptions(key, max) })),
+      );
+    }
+  }
+
+  /** Remove jobs left behind for keys about to be queued again (retry-failed). */
+  async forget(keys: readonly string[]): Promise<void> {
+    for (const key of keys) await this.queue.remove(createJob.jobId(key));
+  }
+
+  startWorker(opts: { lockDurationMs?: number } = {}): Worker {
+    const { cfg, logger } = this.deps;
+    const limiter = new SharedRateLimiter(
+      this.#redis,
+      `${cfg.queuePrefix}:${PUSH_QUEUE}:rate`,
+      cfg.push.ratePerSecond,
+    );
+    const deps = {
+      sqlite: this.deps.sqlite,
+      clientFor: (id: number) => this.deps.clients.clientFor(id),
+      acquireSlot: () => limiter.acquire(),
+      logger,
+    };
+    this.#workerRedis = createRedis(cfg.redisUrl);
+    const worker = new Worker(
+      PUSH_QUEUE,
+      async (job: Job) => {
+        try {
+          const result = await createJob.process(
+            job.data,
+            { made: job.attemptsMade, max: job.opts.attempts ?? 1 },
+            deps,
+          );
+          if (result.ready.length) await this.enqueue(result.ready);
+          this.deps.onSettled?.(job.data.key, result.status);
+          return result.status;
+        } catch (err) {
+          if (err instanceof PushUnauthorizedError) {
+            await this.queue.pause();
+            logger.fatal(
+              { err: err.message },
+              "PUSH PAUSED: the service refuses our token even after re-authenticating. Fix the credentials, then run `tas-sync resume-push`.",
+            );
+          }
+          throw err;
+        }
+      },
+      {
+        connection: this.#workerRedis,
+        prefix: cfg.queuePrefix,
+        concurrency: cfg.push.concurrency,
+        lockDuration: opts.lockDurationMs ?? 30_000,
+        stalledInterval: Math.min(30_000, opts.lockDurationMs ?? 30_000),
+      },
+    );
+    worker.on("failed", (job, err) => {
+      if (job && err.name !== "RetryLaterError")
+        logger.warn({ key: job.data?.key, err: err.message }, "push job failed");
+    });
+    worker.on("error", (err) => logger.error({ err: err.message }, "push worker error"));
+    this.#worker = worker;
+    return worker;
+  }
+
+  async close(): Promise<void> {
+    await this.#worker?.close();
+    await this.queue.close();
+    this.#redis.disconnect();
+    this.#workerRedis?.disconnect();
+  }
+}

@@ -1,0 +1,76 @@
+/** The sync queue: one job scheduler per configured company, and the sync worker. */
+import { type Job, Queue, Worker } from "bullmq";
+import * as syncJob from "../../jobs/sync-company.js";
+import type { Config } from "../config.js";
+import type { Logger } from "../log.js";
+import type { Clients } from "../runtime.js";
+import { openStore } from "../store/db.js";
+import { createRedis } from "./connection.js";
+
+export const SYNC_QUEUE = "sync";
+
+export class SyncQueue {
+  readonly queue: Queue;
+  #worker: Worker | null = null;
+  /** BullMQ does not close connections it was given: we own and close both. */
+  #workerRedis: ReturnType<typeof createRedis> | null = null;
+  readonly #redis;
+
+  constructor(
+    private readonly cfg: Config,
+    private readonly clients: Clients,
+    private readonly logger: Logger,
+  ) {
+    this.#redis = createRedis(cfg.redisUrl);
+    this.queue = new Queue(SYNC_QUEUE, { connection: this.#redis, prefix: cfg.queuePrefix });
+  }
+
+  /** Make the schedulers match the config: one per company, none for removed companies. */
+  async schedule(): Promise<void> {
+    const every = this.cfg.sync.everyMinutes * 60_000;
+    const wanted = new Set(this.cfg.companies.map((c) => syncJob.schedulerId(c.id)));
+    for (const c of this.cfg.companies) {
+      await this.queue.upsertJobScheduler(
+        syncJob.schedulerId(c.id),
+        { every },
+        { name: syncJob.NAME, data: { companyId: c.id }, opts: syncJob.jobTemplateOptions },
+      );
+    }
+    for (const s of await this.queue.getJobSchedulers()) {
+      if (s.key && !wanted.has(s.key)) await this.queue.removeJobScheduler(s.key);
+    }
+  }
+
+  /** Syncs run one at a time per process, each on its own SQLite connection. */
+  startWorker(): Worker {
+    const { cfg, clients, logger } = this;
+    this.#workerRedis = createRedis(cfg.redisUrl);
+    const worker = new Worker(
+      SYNC_QUEUE,
+      async (job: Job) => {
+        const store = openStore(cfg.database, { migrate: false });
+        try {
+          const result = await syncJob.process(
+            job.data,
+            { sqlite: store.sqlite, client: clients.clientFor(job.data.companyId), logger },
+            (id) => clients.company(id).reportIds,
+          );
+          return { runId: result.runId, status: result.status, counts: result.counts };
+        } finally {
+          store.close();
+        }
+      },
+      { connection: this.#workerRedis, prefix: cfg.queuePrefix, concurrency: 1, lockDuration: 120_000 },
+    );
+    worker.on("error", (err) => logger.error({ err: err.message }, "sync worker error"));
+    this.#worker = worker;
+    return worker;
+  }
+
+  async close(): Promise<void> {
+    await this.#worker?.close();
+    await this.queue.close();
+    this.#redis.disconnect();
+    this.#workerRedis?.disconnect();
+  }
+}

@@ -1,0 +1,309 @@
+/**
+ * The push outbox (scenario_requests) and the created scenarios. One function per write.
+ * Status flow: pending -> queued -> created | exists | failed. A row is "settled" once
+ * created, exists or failed; settled rows are never sent again (retry-failed excepted).
+ */
+import type { SeedRow } from "../push/seed/index.js";
+import type { Sqlite } from "./db.js";
+import { type ScenarioRequestRow, type ScenarioRow, scenarios } from "./schema.js";
+import { inserter } from "./statements.js";
+
+export type RequestStatus = ScenarioRequestRow["status"];
+export const SETTLED: readonly RequestStatus[] = ["created", "exists", "failed"];
+
+export interface RecordResult {
+  /** New rows, and unsettled rows taken over by this push. */
+  recorded: number;
+  /** Rows already settled by an earlier push, by status. */
+  skipped: Record<"created" | "exists" | "failed", number>;
+  /** Keys recorded before with a different payload (the recorded one is kept). */
+  changedPayload: string[];
+}
+
+const SELECT_COLUMNS = `key, company_id AS companyId, project_id AS projectId, scenario_name AS scenarioName,
+  payload_json AS payloadJson, parent_key AS parentKey, status, attempts, last_error AS lastError,
+  error_code AS errorCode, scenario_id AS scenarioId, in_flight AS inFlight, uncertain,
+  batch_id AS batchId, source_file AS sourceFile, source_line AS sourceLine,
+  created_at AS createdAt, updated_at AS updatedAt`;
+
+/** Record every valid row of a seed file in one transaction. */
+export function recordRows(
+  sqlite: Sqlite,
+  rows: SeedRow[],
+  batchId: string,
+  sourceFile: string,
+  now: string,
+): RecordResult {
+  const find = sqlite.prepare(
+    "SELECT status, payload_json AS payloadJson FROM scenario_requests WHERE key = ?",
+  );
+  const insert = sqlite.prepare(
+    `INSERT INTO scenario_requests (key, company_id, project_id, scenario_name, payload_json, parent_key, status,
+       batch_id, source_file, source_line, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
+  );
+  const adopt = sqlite.prepare(
+    "UPDATE scenario_requests SET batch_id = ?, source_file = ?, source_line = ?, updated_at = ? WHERE key = ?",
+  );
+  const result: RecordResult = {
+    recorded: 0,
+    skipped: { created: 0, exists: 0, failed: 0 },
+    changedPayload: [],
+  };
+  sqlite.transaction(() => {
+    for (const row of rows) {
+      const payload = JSON.stringify(row.body);
+      const existing = find.get(row.key) as { status: RequestStatus; payloadJson: string } | undefined;
+      if (!existing) {
+        insert.run(
+          row.key,
+          row.companyId,
+          row.projectId,
+          row.scenarioName,
+          payload,
+          row.parentKey,
+          batchId,
+          sourceFile,
+          row.line,
+          now,
+          now,
+        );
+        result.recorded++;
+        continue;
+      }
+      if (existing.payloadJson !== payload) result.changedPayload.push(row.key);
+      if (existing.status === "created" || existing.status === "exists" || existing.status === "failed") {
+        result.skipped[existing.status]++;
+      } else {
+        adopt.run(batchId, sourceFile, row.line, now, row.key);
+        result.recorded++;
+      }
+    }
+  })();
+  return result;
+}
+
+export function getRequest(sqlite: Sqlite, key: string): ScenarioRequestRow | undefined {
+  const row = sqlite.prepare(`SELECT ${SELECT_COLUMNS} FROM scenario_requests WHERE key = ?`).get(key) as
+    | (Omit<ScenarioRequestRow, "inFlight" | "uncertain"> & { inFlight: number; uncertain: number })
+    | undefined;
+  return row ? { ...row, inFlight: row.inFlight === 1, uncertain: row.uncertain === 1 } : undefined;
+}
+
+/**
+ * Rows ready to queue: pending with no parent or a created parent (optionally one batch).
+ * They are marked queued in the same transaction; the caller then adds their jobs.
+ */
+export function takeReady(sqlite: Sqlite, now: string, batchId?: string): string[] {
+  const where = batchId === undefined ? "" : "AND r.batch_id = ?";
+  const select = sqlite
+    .prepare(
+      `SELECT r.key FROM scenario_requests r LEFT JOIN scenario_requests p ON p.key = r.parent_key
+       WHERE r.status = 'pending' AND (r.parent_key IS NULL OR p.status = 'created') ${where}`,
+    )
+    .pluck();
+  const mark = sqlite.prepare("UPDATE scenario_requests SET status = 'queued', updated_at = ? WHERE key = ?");
+  return sqlite.transaction(() => {
+    const keys = (batchId === undefined ? select.all() : select.all(batchId)) as string[];
+    for (const k of keys) mark.run(now, k);
+    return keys;
+  })();
+}
+
+/** A parent was created: its pending children are marked queued and returned. */
+export function takeChildren(sqlite: Sqlite, parentKey: string, now: string): string[] {
+  const select = sqlite
+    .prepare("SELECT key FROM scenario_requests WHERE parent_key = ? AND status = 'pending'")
+    .pluck();
+  const mark = sqlite.prepare("UPDATE scenario_requests SET status = 'queued', updated_at = ? WHERE key = ?");
+  return sqlite.transaction(() => {
+    const keys = select.all(parentKey) as string[];
+    for (const k of keys) mark.run(now, k);
+    return keys;
+  })();
+}
+
+/** Keys of rows already queued (to re-add their jobs after a crash; job ids dedupe). */
+export function queuedKeys(sqlite: Sqlite): string[] {
+  return sqlite
+    .prepare("SELECT key FROM scenario_requests WHERE status = 'queued'")
+    .pluck()
+    .all() as string[];
+}
+
+/**
+ * Write-ahead of one attempt: count it and mark it in flight *before* sending, so that a
+ * crash after the server committed leaves a trace. Returns whether an earlier attempt's
+ * outcome is unknown (a name clash then means the scenario exists).
+ */
+export function beginAttempt(sqlite: Sqlite, key: string, now: string): boolean {
+  sqlite
+    .prepare(
+      `UPDATE scenario_requests SET uncertain = (uncertain OR in_flight), in_flight = 1, attempts = attempts + 1,
+         updated_at = ? WHERE key = ?`,
+    )
+    .run(now, key);
+  return sqlite.prepare("SELECT uncertain FROM scenario_requests WHERE key = ?").pluck().get(key) === 1;
+}
+
+/** The attempt got an answer that says nothing was created (or will be retried after one). */
+export function endAttempt(
+  sqlite: Sqlite,
+  key: string,
+  sure: boolean,
+  code: string,
+  message: string,
+  now: string,
+): void {
+  sqlite
+    .prepare(
+      "UPDATE scenario_requests SET in_flight = CASE WHEN ? THEN 0 ELSE in_flight END, error_code = ?, last_error = ?, updated_at = ? WHERE key = ?",
+    )
+    .run(sure ? 1 : 0, code, message, now, key);
+}
+
+export function markCreated(sqlite: Sqlite, key: string, scenario: ScenarioRow, now: string): void {
+  const insertScenario = inserter(sqlite, scenarios, {
+    upsertKeys: ["requestKey", "rawJson", "recordedAt"],
+  });
+  sqlite.transaction(() => {
+    insertScenario(scenario);
+    sqlite
+      .prepare(
+        `UPDATE scenario_requests SET status = 'created', scenario_id = ?, in_flight = 0, last_error = NULL,
+           error_code = NULL, updated_at = ? WHERE key = ?`,
+      )
+      .run(scenario.id, now, key);
+  })();
+}
+
+export function markExists(sqlite: Sqlite, key: string, message: string, now: string): void {
+  sqlite
+    .prepare(
+      "UPDATE scenario_requests SET status = 'exists', in_flight = 0, last_error = ?, error_code = NULL, updated_at = ? WHERE key = ?",
+    )
+    .run(message, now, key);
+}
+
+/** Fail a row, and every unsettled descendant with reason "parent failed". Returns the count. */
+export function markFailed(sqlite: Sqlite, key: string, code: string, message: string, now: string): number {
+  const fail = sqlite.prepare(
+    "UPDATE scenario_requests SET status = 'failed', in_flight = 0, error_code = ?, last_error = ?, updated_at = ? WHERE key = ?",
+  );
+  const children = sqlite
+    .prepare("SELECT key FROM scenario_requests WHERE parent_key = ? AND status IN ('pending', 'queued')")
+    .pluck();
+  return sqlite.transaction(() => {
+    fail.run(code, message, now, key);
+    let count = 1;
+    const stack = [key];
+    while (stack.length) {
+      const parent = stack.pop() as string;
+      for (const child of children.all(parent) as string[]) {
+        fail.run("PARENT_FAILED", `parent failed: ${parent}`, now, child);
+        count++;
+        stack.push(child);
+      }
+    }
+    return count;
+  })();
+}
+
+export function getScenario(sqlite: Sqlite, id: number): { rawJson: string } | undefined {
+  return sqlite.prepare("SELECT raw_json AS rawJson FROM scenarios WHERE id = ?").get(id) as
+    | { rawJson: string }
+    | undefined;
+}
+
+export type StatusCounts = Record<RequestStatus, number>;
+
+export function statusCounts(sqlite: Sqlite, batchId?: string): StatusCounts {
+  const counts: StatusCounts = { pending: 0, queued: 0, created: 0, exists: 0, failed: 0 };
+  const sql = `SELECT status, count(*) AS n FROM scenario_requests ${batchId === undefined ? "" : "WHERE batch_id = ?"} GROUP BY status`;
+  const rows = (batchId === undefined ? sqlite.prepare(sql).all() : sqlite.prepare(sql).all(batchId)) as {
+    status: RequestStatus;
+    n: number;
+  }[];
+  for (const r of rows) counts[r.status] = r.n;
+  return counts;
+}
+
+export function failureReasons(sqlite: Sqlite, batchId?: string): { code: string; n: number }[] {
+  const where = batchId === undefined ? "" : "AND batch_id = ?";
+  const stmt = sqlite.prepare(
+    `SELECT coalesce(error_code, 'UNKNOWN') AS code, count(*) AS n FROM scenario_requests WHERE status = 'failed' ${where} GROUP BY 1 ORDER BY n DESC`,
+  );
+  return (batchId === undefined ? stmt.all() : stmt.all(batchId)) as { code: string; n: number }[];
+}
+
+export interface FailedRow {
+  key: string;
+  companyId: number;
+  projectId: number;
+  scenarioName: string;
+  attempts: number;
+  errorCode: string | null;
+  lastError: string | null;
+  sourceFile: string | null;
+  sourceLine: number | null;
+  updatedAt: string;
+}
+
+export function failedRows(sqlite: Sqlite, opts: { code?: string | undefined; limit: number }): FailedRow[] {
+  return sqlite
+    .prepare(
+      `SELECT key, company_id AS companyId, project_id AS projectId, scenario_name AS scenarioName, attempts,
+         error_code AS errorCode, last_error AS lastError, source_file AS sourceFile, source_line AS sourceLine,
+         updated_at AS updatedAt
+       FROM scenario_requests WHERE status = 'failed' AND (? IS NULL OR error_code = ?) ORDER BY updated_at, key LIMIT ?`,
+    )
+    .all(opts.code ?? null, opts.code ?? null, opts.limit) as FailedRow[];
+}
+
+/** Failed rows back to pending (optionally of one reason code or key); returns their keys. */
+export function resetFailed(
+  sqlite: Sqlite,
+  opts: { code?: string | undefined; key?: string | undefined },
+  now: string,
+): string[] {
+  const select = sqlite
+    .prepare(
+      "SELECT key FROM scenario_requests WHERE status = 'failed' AND (? IS NULL OR error_code = ?) AND (? IS NULL OR key = ?)",
+    )
+    .pluck();
+  const reset = sqlite.prepare(
+    "UPDATE scenario_requests SET status = 'pending', error_code = NULL, last_error = NULL, updated_at = ? WHERE key = ?",
+  );
+  return sqlite.transaction(() => {
+    const keys = select.all(
+      opts.code ?? null,
+      opts.code ?? null,
+      opts.key ?? null,
+      opts.key ?? null,
+    ) as string[];
+    for (const k of keys) reset.run(now, k);
+    return keys;
+  })();
+}
+
+export function recordSeedRejections(
+  sqlite: Sqlite,
+  batchId: string,
+  sourceFile: string,
+  problems: { line: number; key: string | null; field: string | null; reason: string }[],
+  now: string,
+): void {
+  const stmt = sqlite.prepare(
+    "INSERT INTO seed_rejections (batch_id, source_file, line, key, field, reason, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  );
+  sqlite.transaction(() => {
+    for (const p of problems) stmt.run(batchId, sourceFile, p.line, p.key, p.field, p.reason, now);
+  })();
+}
+
+/** Queued rows of a batch (re-added after a crash: job ids make that a no-op if present). */
+export function queuedKeysOf(sqlite: Sqlite, batchId: string): string[] {
+  return sqlite
+    .prepare("SELECT key FROM scenario_requests WHERE batch_id = ? AND status = 'queued'")
+    .pluck()
+    .all(batchId) as string[];
+}

@@ -1,0 +1,62 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { childSnapshot, FIRST, type Harness, rows, SECOND, scalar, startHarness } from "./sync-harness.js";
+
+let h: Harness;
+beforeEach(async () => {
+  h = await startHarness();
+});
+afterEach(() => h.close());
+
+describe("a re-sync", () => {
+  it("with nothing changed counts everything unchanged and rewrites no child row", async () => {
+    await h.sync(FIRST, { at: "2025-03-01T00:00:00.000Z" });
+    const before = childSnapshot(h.store.sqlite);
+    const result = await h.sync(FIRST, { at: "2025-03-02T00:00:00.000Z" });
+    expect(result.status).toBe("succeeded");
+    expect(result.counts).toEqual({
+      fetched: 8,
+      inserted: 0,
+      updated: 0,
+      unchanged: 8,
+      deleted: 0,
+      rejected: 0,
+    });
+    expect(childSnapshot(h.store.sqlite)).toEqual(before);
+    expect(scalar(h.store.sqlite, "SELECT count(*) FROM plan_versions")).toBe(6);
+    expect(scalar(h.store.sqlite, "SELECT count(*) FROM report_versions")).toBe(2);
+    expect(rows(h.store.sqlite, "SELECT DISTINCT first_seen_at, last_seen_at FROM plans")).toEqual([
+      { first_seen_at: "2025-03-01T00:00:00.000Z", last_seen_at: "2025-03-02T00:00:00.000Z" },
+    ]);
+    expect(scalar(h.store.sqlite, "SELECT count(*) FROM sync_runs WHERE status = 'succeeded'")).toBe(2);
+  });
+});
+
+describe("several companies", () => {
+  it("stores each configured company's plans under its own company_id", async () => {
+    for (const id of [FIRST, SECOND]) expect((await h.sync(id)).status).toBe("succeeded");
+    const byCompany = rows(
+      h.store.sqlite,
+      "SELECT company_id, count(*) AS n, min(id) AS lo, max(id) AS hi FROM plans GROUP BY company_id ORDER BY company_id",
+    );
+    expect(byCompany).toEqual([
+      { company_id: FIRST, n: 6, lo: 1001, hi: 1006 },
+      { company_id: SECOND, n: 6, lo: 1017, hi: 1022 },
+    ]);
+    expect(rows(h.store.sqlite, "SELECT id, company_id FROM scheduled_reports ORDER BY id")).toEqual([
+      { id: 132, company_id: FIRST },
+      { id: 133, company_id: FIRST },
+      { id: 134, company_id: SECOND },
+      { id: 135, company_id: SECOND },
+    ]);
+  });
+
+  it("rejects plans of another company (a token of the wrong company) instead of storing them", async () => {
+    const result = await h.sync(SECOND, { client: h.client(SECOND, h.passwordAuth(FIRST)), reportIds: [] });
+    expect(result.counts).toMatchObject({ fetched: 6, inserted: 0, rejected: 6 });
+    expect(scalar(h.store.sqlite, "SELECT count(*) FROM plans")).toBe(0);
+    const reasons = rows<{ reason: string }>(h.store.sqlite, "SELECT reason FROM rejected_records");
+    expect(reasons).toHaveLength(6);
+    for (const r of reasons)
+      expect(r.reason).toContain(`company_id ${FIRST} is not the configured company ${SECOND}`);
+  });
+});

@@ -1,0 +1,186 @@
+import { inspect } from "node:util";
+import { describe, expect, it } from "vitest";
+import { authFor, ConfigError, parseConfig } from "../../src/config.js";
+import { Secret } from "../../src/secret.js";
+
+const BASE = "https://tas.example.com/Testinium.RestApi";
+const TOKEN_URL = "https://accounts.example.com/oauth/token";
+const grant = (over: Record<string, unknown> = {}) => ({
+  tokenUrl: TOKEN_URL,
+  clientId: "client-id",
+  clientSecret: "client-secret-value",
+  username: "alice",
+  password: "hunter2-password",
+  ...over,
+});
+const minimal = (over: Record<string, unknown> = {}) => ({
+  baseUrl: BASE,
+  auth: { token: "static-token-value" },
+  companies: [{ id: 5251 }],
+  ...over,
+});
+
+function errorOf(raw: unknown, env: NodeJS.ProcessEnv = {}): string {
+  try {
+    parseConfig(raw, "tas.json", env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error("expected the config to be refused");
+}
+
+describe("parseConfig", () => {
+  it("fills every default from a minimal config", () => {
+    const cfg = parseConfig(minimal(), "tas.json", {});
+    expect(cfg).toMatchObject({
+      baseUrl: BASE,
+      allowInsecureHttp: false,
+      database: "./tas.db",
+      redisUrl: "redis://127.0.0.1:6379",
+      queuePrefix: "tas",
+      http: { timeoutMs: 30_000, maxAttempts: 5, maxRequestsPerSecond: 20, connections: 8 },
+      sync: { everyMinutes: 15 },
+      push: { ratePerSecond: 10, concurrency: 4, maxAttempts: 8 },
+      logLevel: "info",
+      companies: [{ id: 5251, reportIds: [] }],
+    });
+    const auth = authFor(cfg, cfg.companies[0]!);
+    expect("token" in auth && auth.token.reveal()).toBe("static-token-value");
+  });
+
+  it("resolves env:VAR secrets from the environment", () => {
+    const env = { TAS_PW: "pw-from-env", TAS_CS: "cs-from-env" };
+    const cfg = parseConfig(
+      minimal({ auth: grant({ password: "env:TAS_PW", clientSecret: "env:TAS_CS" }) }),
+      "tas.json",
+      env,
+    );
+    const auth = cfg.auth!;
+    expect("password" in auth && auth.password.reveal()).toBe("pw-from-env");
+    expect("clientSecret" in auth && auth.clientSecret.reveal()).toBe("cs-from-env");
+  });
+
+  it("lets a company's own auth override the default", () => {
+    const cfg = parseConfig(
+      minimal({ companies: [{ id: 1 }, { id: 2, auth: { token: "company-two-token" } }] }),
+      "tas.json",
+      {},
+    );
+    const own = authFor(cfg, cfg.companies[1]!);
+    expect("token" in own && own.token.reveal()).toBe("company-two-token");
+  });
+
+  it.each([{ url: "http://localhost:8080/R" }, { url: "http://127.0.0.1:9/R" }, { url: "http://[::1]:9/R" }])(
+    "allows plain http to loopback $url",
+    ({ url }) => {
+      expect(parseConfig(minimal({ baseUrl: url }), "tas.json", {}).baseUrl).toBe(url);
+    },
+  );
+
+  it("allows http to another host only with allowInsecureHttp", () => {
+    const cfg = parseConfig(
+      minimal({ baseUrl: "http://tas.internal/R", allowInsecureHttp: true }),
+      "tas.json",
+      {},
+    );
+    expect(cfg.allowInsecureHttp).toBe(true);
+  });
+});
+
+describe("parseConfig refusals", () => {
+  const cases: {
+    name: string;
+    raw: unknown;
+    env?: NodeJS.ProcessEnv;
+    mentions: string[];
+    secrets?: string[];
+  }[] = [
+    {
+      name: "a missing env var for the password names the key path and the variable",
+      raw: minimal({ auth: grant({ password: "env:TAS_MISSING_PW", clientSecret: "env:TAS_CS" }) }),
+      env: { TAS_CS: "cs-from-the-environment" },
+      mentions: ["tas.json", "auth.password", "TAS_MISSING_PW"],
+      secrets: ["cs-from-the-environment", "alice", "client-id"],
+    },
+    {
+      name: "an empty env var for a token counts as missing",
+      raw: minimal({ auth: { token: "env:TAS_EMPTY" } }),
+      env: { TAS_EMPTY: "" },
+      mentions: ["auth.token", "TAS_EMPTY"],
+    },
+    {
+      name: "a company-level env var names the company's key path",
+      raw: minimal({ auth: undefined, companies: [{ id: 7, auth: grant({ clientSecret: "env:NOPE_CS" }) }] }),
+      mentions: ["companies[0].auth.clientSecret", "NOPE_CS"],
+      secrets: ["hunter2-password"],
+    },
+    {
+      name: "http:// to a non-loopback host",
+      raw: minimal({ baseUrl: "http://tas.example.com/R" }),
+      mentions: ["baseUrl", "allowInsecureHttp"],
+      secrets: ["static-token-value"],
+    },
+    {
+      name: "a company without any auth",
+      raw: minimal({ auth: undefined }),
+      mentions: ["companies[0].auth"],
+    },
+    {
+      name: "duplicate company ids",
+      raw: minimal({ companies: [{ id: 3 }, { id: 4 }, { id: 3 }] }),
+      mentions: ["companies[2].id", "duplicate company id 3"],
+    },
+    {
+      name: "an unknown top-level key",
+      raw: minimal({ databse: "x.db" }),
+      mentions: ["databse"],
+    },
+    {
+      name: "an unknown key inside http",
+      raw: minimal({ http: { timeoutMS: 5 } }),
+      mentions: ["http", "timeoutMS"],
+    },
+    {
+      name: "a wrongly typed number",
+      raw: minimal({ http: { timeoutMs: "fast" } }),
+      mentions: ["http.timeoutMs"],
+    },
+    {
+      name: "no companies",
+      raw: minimal({ companies: [] }),
+      mentions: ["companies"],
+    },
+  ];
+
+  it.each(cases)("refuses $name", ({ raw, env, mentions, secrets }) => {
+    const message = errorOf(raw, env);
+    for (const m of mentions) expect(message).toContain(m);
+    for (const s of secrets ?? []) expect(message).not.toContain(s);
+  });
+});
+
+describe("Secret", () => {
+  const secret = new Secret("s3cr3t-value");
+  it.each([
+    ["String()", () => String(secret)],
+    ["template literal", () => `${secret}`],
+    ["JSON.stringify", () => JSON.stringify({ password: secret })],
+    ["util.inspect", () => inspect({ nested: { secret } }, { depth: 5 })],
+  ])("never prints its value through %s", (_name, render) => {
+    const text = render();
+    expect(text).not.toContain("s3cr3t-value");
+    expect(text).toContain("redacted");
+  });
+
+  it("gives the value only through reveal()", () => {
+    expect(secret.reveal()).toBe("s3cr3t-value");
+  });
+
+  it("keeps config secrets out of a printed config", () => {
+    const cfg = parseConfig(minimal({ auth: grant() }), "tas.json", {});
+    const printed = `${JSON.stringify(cfg)}\n${inspect(cfg, { depth: 10 })}`;
+    for (const s of ["client-secret-value", "hunter2-password", "alice", "client-id"])
+      expect(printed).not.toContain(s);
+  });
+});

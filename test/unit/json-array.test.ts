@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { JsonArrayFormatError, JsonArraySplitter } from "../../src/api/json-array.js";
+
+/** Feeds `chunks` to a fresh splitter and returns the elements' text (end() is called). */
+function split(chunks: Buffer[]): string[] {
+  const out: string[] = [];
+  const splitter = new JsonArraySplitter();
+  for (const c of chunks) splitter.push(c, (t) => out.push(t));
+  splitter.end();
+  expect(splitter.count).toBe(out.length);
+  return out;
+}
+
+const ELEMENTS: unknown[] = [
+  { id: 1, name: "has ] and } and , inside", tags: ["[", "{", "]"] },
+  { quote: 'he said \\"hi\\" and "bye"', path: "C:\\dir\\", end: "\\" },
+  { unicode: "Çalışma Zamanı 夜間回帰テスト 🎉", escaped: "\u00e9\u2028" },
+  [
+    [1, 2],
+    [[], {}],
+  ],
+  "a top-level string with ] , } and \\",
+  42,
+  -1.5e3,
+  true,
+  null,
+  { nested: { deeper: { deepest: [{ a: "}" }] } }, empty: "" },
+  7,
+];
+// Whitespace everywhere JSON allows it, and none at all (scalars then end right at ',' and ']').
+const PRETTY = `  [\n\t${ELEMENTS.map((e) => JSON.stringify(e, null, e && typeof e === "object" ? 1 : 0)).join(" ,\r\n ")}\n]  \n`;
+const COMPACT = JSON.stringify(ELEMENTS);
+const EXPECTED = ELEMENTS.map((e) => JSON.stringify(e));
+
+describe("JsonArraySplitter", () => {
+  it("finds every element of a tricky array in one chunk", () => {
+    const out = split([Buffer.from(PRETTY)]);
+    expect(out.map((t) => JSON.stringify(JSON.parse(t)))).toEqual(EXPECTED);
+  });
+
+  it.each([
+    ["pretty", PRETTY],
+    ["compact", COMPACT],
+  ])("gives the same elements whatever byte a %s body is split at", (_name, text) => {
+    const bytes = Buffer.from(text);
+    // Every split point, including inside multi-byte UTF-8 sequences and escapes.
+    for (let at = 0; at <= bytes.length; at++) {
+      const out = split([bytes.subarray(0, at), bytes.subarray(at)]);
+      expect(
+        out.map((t) => JSON.stringify(JSON.parse(t))),
+        `split at byte ${at}`,
+      ).toEqual(EXPECTED);
+    }
+  });
+
+  it("gives the same elements when fed one byte at a time", () => {
+    const bytes = Buffer.from(PRETTY);
+    const chunks = Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1));
+    expect(split(chunks).map((t) => JSON.stringify(JSON.parse(t)))).toEqual(EXPECTED);
+  });
+
+  it("emits each element's text exactly as received", () => {
+    const text = '[{"b":1,  "a" : [ 2 ]},"x"]';
+    expect(split([Buffer.from(text)])).toEqual(['{"b":1,  "a" : [ 2 ]}', '"x"']);
+  });
+
+  it.each([
+    ["[1,2]", ["1", "2"]],
+    ['["a"]', ['"a"']],
+    ["[true,null]", ["true", "null"]],
+    ["[ 7 ]", ["7"]],
+    ['["\\\\"]', ['"\\\\"']],
+  ])("ends a scalar at the closing bracket: %s", (text, expected) => {
+    expect(split([Buffer.from(text)])).toEqual(expected);
+  });
+
+  it.each(["[]", " [ ] ", "\n[\n]\n"])("reads an empty array %j", (text) => {
+    expect(split([Buffer.from(text)])).toEqual([]);
+  });
+
+  it.each([
+    ['{"error":"Unauthorized"}', /expected a JSON array, found '\{'/],
+    ["<html>502</html>", /expected a JSON array, found '<'/],
+    ["[1] [2]", /after the end/],
+    ["[1],", /after the end/],
+  ])("refuses %j with JsonArrayFormatError", (text, message) => {
+    const splitter = new JsonArraySplitter();
+    expect(() => splitter.push(Buffer.from(text), () => {})).toThrow(JsonArrayFormatError);
+    expect(() => new JsonArraySplitter().push(Buffer.from(text), () => {})).toThrow(message);
+  });
+
+  it.each([
+    "",
+    "[",
+    '[{"id":1},',
+    '[{"id":1},{"id":2',
+    '[{"id":1},"unterminated ]',
+    '[{"s":"ends with escape \\',
+  ])("end() throws on a truncated body %j", (text) => {
+    const out: string[] = [];
+    const splitter = new JsonArraySplitter();
+    splitter.push(Buffer.from(text), (t) => out.push(t));
+    expect(() => splitter.end()).toThrow(JsonArrayFormatError);
+    // Complete elements before the cut were delivered; the cut one was not.
+    expect(out.every((t) => JSON.parse(t) !== undefined)).toBe(true);
+  });
+});
