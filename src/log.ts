@@ -4,26 +4,18 @@ import pretty from "pino-pretty";
 
 export type { Logger };
 
-export const REDACT_PATHS = [
+const SECRET_KEYS = [
   "token",
-  "*.token",
   "password",
-  "*.password",
   "clientSecret",
-  "*.clientSecret",
   "access_token",
-  "*.access_token",
   "refresh_token",
-  "*.refresh_token",
   "authorization",
-  "*.authorization",
   "Authorization",
-  "*.Authorization",
-  "headers.authorization",
-  "*.headers.authorization",
-  "headers.Authorization",
-  "*.headers.Authorization",
 ];
+
+/** Each secret key at the top level and up to two levels deep (pino paths take no recursion). */
+export const REDACT_PATHS = SECRET_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]);
 
 export interface LogOptions {
   level?: string;

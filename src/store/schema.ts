@@ -295,7 +295,7 @@ export const vReportPlanCoverage = sqliteView("v_report_plan_coverage", {
         CASE WHEN p.id IS NULL THEN 1 ELSE 0 END AS dangling
       FROM scheduled_reports r
       JOIN report_plans rp ON rp.report_id = r.id
-      LEFT JOIN plans p ON p.id = rp.plan_id
+      LEFT JOIN plans p ON p.id = rp.plan_id AND p.company_id = r.company_id
       WHERE r.deleted_at IS NULL`,
 );
 

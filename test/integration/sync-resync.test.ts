@@ -50,6 +50,17 @@ describe("several companies", () => {
     ]);
   });
 
+  it("still flags a report's link to another company's plan as dangling once both are synced", async () => {
+    for (const id of [FIRST, SECOND]) await h.sync(id);
+    // Report 132 (FIRST) names plan 1017, which exists, but belongs to SECOND.
+    const link = rows<{ dangling: number; plan_name: string | null }>(
+      h.store.sqlite,
+      "SELECT dangling, plan_name FROM v_report_plan_coverage WHERE report_id = 132 AND plan_id = 1017",
+    );
+    expect(scalar(h.store.sqlite, "SELECT company_id FROM plans WHERE id = 1017")).toBe(SECOND);
+    expect(link).toEqual([{ dangling: 1, plan_name: null }]);
+  });
+
   it("rejects plans of another company (a token of the wrong company) instead of storing them", async () => {
     const result = await h.sync(SECOND, { client: h.client(SECOND, h.passwordAuth(FIRST)), reportIds: [] });
     expect(result.counts).toMatchObject({ fetched: 6, inserted: 0, rejected: 6 });

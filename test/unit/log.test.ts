@@ -29,6 +29,8 @@ describe("createLogger redaction", () => {
     ["access_token", { access_token: "at-SECRET-7" }, "at-SECRET-7"],
     ["refresh_token", { refresh_token: "rt-SECRET-8" }, "rt-SECRET-8"],
     ["auth.password", { auth: { password: "nested-SECRET-9", username: "bob" } }, "nested-SECRET-9"],
+    ["cfg.auth.password (two levels)", { cfg: { auth: { password: "deep-SECRET-10" } } }, "deep-SECRET-10"],
+    ["company.auth.token (two levels)", { company: { auth: { token: "deep-SECRET-11" } } }, "deep-SECRET-11"],
   ])("redacts %s", (_path, fields, secret) => {
     const { logger, lines } = capture();
     logger.info(fields, "calling the service");
