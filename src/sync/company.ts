@@ -42,6 +42,7 @@ export interface CompanySyncResult {
 }
 
 const busy = new WeakSet<Sqlite>();
+const PROGRESS_EVERY = 10_000;
 
 export async function syncCompany(deps: SyncDeps, input: CompanySyncInput): Promise<CompanySyncResult> {
   const { sqlite, client, logger } = deps;
@@ -65,10 +66,16 @@ export async function syncCompany(deps: SyncDeps, input: CompanySyncInput): Prom
       sqlite.exec("SAVEPOINT plans");
       const phase = new PlanPhase({ sqlite, companyId: input.companyId, runId, now, counts });
       try {
+        let received = 0;
         await client.streamPlans({
-          onRecord: (text) => phase.record(text),
+          onRecord: (text) => {
+            phase.record(text);
+            // Progress on long lists, for whoever watches the log.
+            if (++received % PROGRESS_EVERY === 0) log.info({ runId, received }, "plans received");
+          },
           onRestart: () => {
             sqlite.exec("ROLLBACK TO plans");
+            received = 0;
             phase.restart();
           },
         });
