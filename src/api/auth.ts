@@ -3,7 +3,7 @@
  * before expiry. Callers invalidate a token that got a 401 and ask again, once.
  */
 import type { AuthConfig } from "../config.js";
-import { ResponseFormatError } from "./errors.js";
+import { parseBody } from "./body.js";
 import type { HttpTransport } from "./http.js";
 import { tokenResponseSchema } from "./schemas.js";
 
@@ -100,36 +100,16 @@ export class PasswordGrantProvider implements TokenProvider {
       body: new URLSearchParams(form).toString(),
       idempotent: true,
     });
-    const text = await res.body.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new ResponseFormatError({
-        operation: "token",
-        status: res.statusCode,
-        code: "NOT_JSON",
-        detail: "token response is not JSON",
-      });
-    }
-    const result = tokenResponseSchema.safeParse(parsed);
-    if (!result.success) {
-      throw new ResponseFormatError({
-        operation: "token",
-        status: res.statusCode,
-        code: "BAD_TOKEN_RESPONSE",
-        detail: "no access_token in the token response",
-      });
-    }
+    const token = parseBody(await res.body.text(), tokenResponseSchema, "token", res.statusCode);
     const now = this.now();
-    const lifetimeMs = (result.data.expires_in ?? 3600) * 1000;
+    const lifetimeMs = (token.expires_in ?? 3600) * 1000;
     this.#held = {
-      access: result.data.access_token,
-      refresh: result.data.refresh_token ?? null,
+      access: token.access_token,
+      refresh: token.refresh_token ?? null,
       expiresAt: now + lifetimeMs,
       renewAt: now + lifetimeMs - Math.min(60_000, lifetimeMs * 0.1),
     };
-    return result.data.access_token;
+    return token.access_token;
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Logger } from "../log.js";
 import type { TokenProvider } from "./auth.js";
+import { parseBody } from "./body.js";
 import { type ApiError, ResponseFormatError, UnauthorizedError } from "./errors.js";
 import { type HttpTransport, transportError } from "./http.js";
 import { JsonArrayFormatError, JsonArraySplitter } from "./json-array.js";
@@ -126,27 +127,7 @@ export class TasClient {
       }),
     );
     const text = await readBody(res.body, "createScenario");
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new ResponseFormatError({
-        operation: "createScenario",
-        status: res.statusCode,
-        code: "NOT_JSON",
-        detail: "response is not JSON",
-      });
-    }
-    const result = scenarioSchema.safeParse(parsed);
-    if (!result.success) {
-      throw new ResponseFormatError({
-        operation: "createScenario",
-        status: res.statusCode,
-        code: "BAD_SCENARIO",
-        detail: result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "),
-      });
-    }
-    return { text, scenario: result.data };
+    return { text, scenario: parseBody(text, scenarioSchema, "createScenario", res.statusCode) };
   }
 
   #url(path: string): URL {

@@ -1,30 +1,22 @@
 /** History: every content a plan or report had, with its validity interval. */
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
-export const planVersions = sqliteTable(
-  "plan_versions",
-  {
-    versionId: integer("version_id").primaryKey({ autoIncrement: true }),
-    id: integer("id").notNull(),
-    contentHash: text("content_hash").notNull(),
-    validFrom: text("valid_from").notNull(),
-    validTo: text("valid_to"),
-    rawJson: text("raw_json").notNull(),
-    runId: integer("run_id"),
-  },
-  (t) => [index("plan_versions_id_idx").on(t.id, t.validFrom)],
-);
+/** One row per content of a record; `valid_to` is NULL for the current one. */
+function versionsTable<N extends string>(name: N) {
+  return sqliteTable(
+    name,
+    {
+      versionId: integer("version_id").primaryKey({ autoIncrement: true }),
+      id: integer("id").notNull(),
+      contentHash: text("content_hash").notNull(),
+      validFrom: text("valid_from").notNull(),
+      validTo: text("valid_to"),
+      rawJson: text("raw_json").notNull(),
+      runId: integer("run_id"),
+    },
+    (t) => [index(`${name}_id_idx`).on(t.id, t.validFrom)],
+  );
+}
 
-export const reportVersions = sqliteTable(
-  "report_versions",
-  {
-    versionId: integer("version_id").primaryKey({ autoIncrement: true }),
-    id: integer("id").notNull(),
-    contentHash: text("content_hash").notNull(),
-    validFrom: text("valid_from").notNull(),
-    validTo: text("valid_to"),
-    rawJson: text("raw_json").notNull(),
-    runId: integer("run_id"),
-  },
-  (t) => [index("report_versions_id_idx").on(t.id, t.validFrom)],
-);
+export const planVersions = versionsTable("plan_versions");
+export const reportVersions = versionsTable("report_versions");
