@@ -1,5 +1,5 @@
 /** The push side: the outbox, the created scenarios, and rejected seed rows. */
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { bool } from "./columns.js";
 
 export const scenarioRequests = sqliteTable(

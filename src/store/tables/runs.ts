@@ -1,5 +1,5 @@
 /** Sync run records: one row per company sync, and what it rejected or could not fetch. */
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 export const syncRuns = sqliteTable(
   "sync_runs",
