@@ -7,6 +7,8 @@ import { createLogger } from "./log.js";
 import { SeedFormatError } from "./push/seed/index.js";
 import { StoreError } from "./store/db.js";
 
+const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
+
 const GLOBAL_OPTIONS = {
   config: { type: "string", short: "c" },
   "log-level": { type: "string" },
@@ -25,7 +27,8 @@ function usage(): string {
     "",
     "Global options:",
     "  -c, --config PATH   config file (default: $TAS_CONFIG, else ./tas-sync.config.json)",
-    "  --log-level LEVEL   trace|debug|info|warn|error|silent (default: config logLevel, else info)",
+    "  --log-level LEVEL   trace|debug|info|warn|error|fatal|silent",
+    "                      (default: $TAS_LOG_LEVEL, else the config's logLevel, else info)",
     "  -h, --help          help for tas-sync or a command",
     "",
     "Run 'tas-sync <command> --help' for a command's options.",
@@ -77,7 +80,15 @@ async function run(
   positionals: string[],
   out: (l: string) => void,
 ): Promise<number> {
-  let level = typeof flags["log-level"] === "string" ? flags["log-level"] : undefined;
+  // --log-level, else TAS_LOG_LEVEL, else the config's logLevel (once loaded), else info.
+  let level =
+    typeof flags["log-level"] === "string" ? flags["log-level"] : process.env.TAS_LOG_LEVEL || undefined;
+  if (level !== undefined && !LEVELS.includes(level)) {
+    process.stderr.write(
+      `tas-sync ${command.name}: unknown log level "${level}" (use ${LEVELS.join(", ")})\n`,
+    );
+    return 2;
+  }
   let logger = createLogger({ level: level ?? "info" });
   const controller = new AbortController();
   const stop = () => controller.abort();

@@ -103,6 +103,7 @@ describe.concurrent("tas-sync help and usage", () => {
     ["an unknown command", ["frobnicate"], 'unknown command "frobnicate"'],
     ["an unknown flag", ["sync", "--frobnicate"], "frobnicate"],
     ["a stray argument", ["migrate", "extra"], 'unexpected argument "extra"'],
+    ["an unknown log level", ["migrate", "--log-level", "loud"], 'unknown log level "loud"'],
   ] as const)("exits 2 on %s", async ([, args, message], { expect }) => {
     const r = await cli([...args]);
     expect(r.code).toBe(2);
