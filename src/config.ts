@@ -83,6 +83,8 @@ export function configSchema(env: NodeJS.ProcessEnv = process.env) {
           ratePerSecond: z.number().positive().default(10),
           concurrency: positiveInt.default(4),
           maxAttempts: positiveInt.max(50).default(8),
+          /** How long a worker's claim on a job lasts unrenewed: a killed worker's jobs run again after it. */
+          lockDurationMs: positiveInt.min(1000).default(30_000),
         })
         .prefault({}),
       logLevel: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),

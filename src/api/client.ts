@@ -114,7 +114,11 @@ export class TasClient {
    * (401 and 429 are resent: neither was processed); the caller owns retries, because
    * only it knows whether an earlier attempt's outcome is unknown.
    */
-  async createScenario(projectId: number, body: CreateScenarioBody): Promise<CreatedScenario> {
+  async createScenario(
+    projectId: number,
+    body: CreateScenarioBody,
+    beforeSend?: () => Promise<void>,
+  ): Promise<CreatedScenario> {
     const payload = JSON.stringify(body);
     const res = await this.#authorized((token) =>
       this.deps.http.request({
@@ -124,6 +128,7 @@ export class TasClient {
         headers: { ...this.#companyHeaders(token), "content-type": "application/json" },
         body: payload,
         idempotent: false,
+        ...(beforeSend ? { beforeSend } : {}),
       }),
     );
     const text = await readBody(res.body, "createScenario");

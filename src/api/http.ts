@@ -35,6 +35,8 @@ export interface RequestSpec {
   body?: string;
   /** Safe to send again after an unknown outcome (GET, token). POSTs are retried by their caller. */
   idempotent: boolean;
+  /** Awaited before every send, resends after a 429 included (e.g. a shared rate-limit slot). */
+  beforeSend?: () => Promise<void>;
 }
 
 export type Response = Dispatcher.ResponseData;
@@ -105,6 +107,7 @@ export class HttpTransport {
 
   /** One attempt: rate-limited send; non-2xx becomes a typed error. */
   async once(spec: RequestSpec): Promise<Response> {
+    await spec.beforeSend?.();
     await this.#limiter(spec.url.host).acquire();
     let res: Response;
     try {

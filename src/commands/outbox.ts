@@ -42,12 +42,18 @@ sync run of every configured company.`,
       } catch (err) {
         ctx.out(`push queue: unknown (${(err as Error).message})`);
       }
-      const runs = store.sqlite
-        .prepare(
-          `SELECT company_id, id AS run_id, status, started_at, finished_at, fetched, inserted, updated, unchanged, deleted, rejected
-           FROM sync_runs r WHERE id = (SELECT max(id) FROM sync_runs WHERE company_id = r.company_id) ORDER BY company_id`,
-        )
-        .all() as Record<string, unknown>[];
+      const latest = store.sqlite.prepare(
+        `SELECT id AS run_id, status, started_at, finished_at, fetched, inserted, updated, unchanged, deleted, rejected
+         FROM sync_runs WHERE company_id = ? ORDER BY id DESC LIMIT 1`,
+      );
+      // Every configured company, including one never synced yet.
+      const runs = cfg.companies.map(
+        (c) =>
+          ({
+            company_id: c.id,
+            ...((latest.get(c.id) as object | undefined) ?? { status: "never synced" }),
+          }) as Record<string, unknown>,
+      );
       ctx.out(`\nlatest sync runs:\n${formatTable(runs)}`);
       return 0;
     } finally {

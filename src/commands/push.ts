@@ -7,11 +7,12 @@ import { assertRedis } from "../queue/connection.js";
 import { PushQueue } from "../queue/push.js";
 import { createClients } from "../runtime.js";
 import { openStore } from "../store/db.js";
-import { failureReasons, type StatusCounts, statusCounts } from "../store/outbox.js";
+import { failureReasons, queuedKeysOf, type StatusCounts, statusCounts } from "../store/outbox.js";
 import { Progress } from "./progress.js";
 import type { Command, CommandContext } from "./types.js";
 
 const MAX_LISTED = 50;
+const RECONCILE_MS = 15_000;
 
 export const pushCommand: Command = {
   name: "push",
@@ -87,13 +88,21 @@ async function runPush(ctx: CommandContext): Promise<number> {
     // Nothing unsettled: no worker (BullMQ misses its stalled-check timer if closed at once).
     const before = statusCounts(store.sqlite, batchId);
     if (before.pending + before.queued > 0) queue.startWorker();
+    let lastReconcile = Date.now();
     const result = await waitForBatch(store.sqlite, batchId, {
       signal: ctx.stopSignal,
       onProgress: (c) => progress?.update(c.created + c.exists + c.failed),
-      check: async () =>
-        (await queue.queue.isPaused())
-          ? "the push queue is paused (the service refused our token); see the log"
-          : null,
+      check: async () => {
+        if (await queue.queue.isPaused())
+          return "the push queue is paused (the service refused our token); see the log";
+        // A row left queued without a job (its job died outside the normal path) would
+        // wait forever: re-add jobs now and then. Job ids make this a no-op otherwise.
+        if (Date.now() - lastReconcile > RECONCILE_MS) {
+          lastReconcile = Date.now();
+          await queue.enqueue(queuedKeysOf(store.sqlite, batchId));
+        }
+        return null;
+      },
     });
     progress?.finish();
     printSummary(ctx, result.counts, failureReasons(store.sqlite, batchId));
@@ -103,7 +112,8 @@ async function runPush(ctx: CommandContext): Promise<number> {
       );
       return 1;
     }
-    return result.counts.failed > 0 ? 1 : 0;
+    // Rows of the file that failed in an earlier push are not "done" either (see Exit codes).
+    return result.counts.failed + s.failed > 0 ? 1 : 0;
   } finally {
     await queue.close();
     await clients.close();

@@ -1,7 +1,8 @@
 /** Plain-text tables for command output. */
 export function formatTable(rows: Record<string, unknown>[], maxWidth = 48): string {
   if (rows.length === 0) return "(no rows)";
-  const cols = Object.keys(rows[0] as object);
+  // Columns of every row, in first-seen order (rows may differ in shape).
+  const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const cell = (v: unknown) => {
     const s = v === null || v === undefined ? "NULL" : String(v);
     return s.length > maxWidth ? `${s.slice(0, maxWidth - 1)}…` : s;

@@ -26,6 +26,12 @@ export function classifyFailure(err: unknown, uncertain: boolean): Outcome {
     const message = err instanceof Error ? err.message : String(err);
     return { kind: "retry", code: "UNEXPECTED", message, sure: false };
   }
+  // Getting a token failed: the create was never sent, and no row is at fault.
+  if (err.operation === "token") {
+    return err.retryable
+      ? { kind: "retry", code: err.code, message: err.message, sure: true }
+      : { kind: "unauthorized", message: err.message };
+  }
   if (err instanceof InvalidScenarioNameError) {
     return uncertain
       ? { kind: "exists", message: "an earlier attempt's answer was lost; the service already has this name" }

@@ -67,10 +67,19 @@ export async function createScenarioFor(
     body.parent = parentObject(scenarioSchema.parse(JSON.parse(created.rawJson)));
   }
 
-  await deps.acquireSlot();
-  const uncertain = beginAttempt(sqlite, key, now());
+  let began = false;
+  let uncertain = row.uncertain || row.inFlight;
+  // Every send takes a slot of the shared rate limit, resends after a 429 included. The
+  // write-ahead marker goes right before the first send: a 429 resend is the same attempt.
+  const beforeSend = async () => {
+    await deps.acquireSlot();
+    if (!began) {
+      uncertain = beginAttempt(sqlite, key, now());
+      began = true;
+    }
+  };
   try {
-    const { text, scenario } = await deps.clientFor(row.companyId).createScenario(row.projectId, body);
+    const { text, scenario } = await deps.clientFor(row.companyId).createScenario(row.projectId, body, beforeSend);
     markCreated(sqlite, key, scenarioRow(scenario, text, key, row.companyId, now()), now());
     return { status: "created", ready: takeChildren(sqlite, key, now()) };
   } catch (err) {

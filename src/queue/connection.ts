@@ -29,16 +29,21 @@ export async function assertRedis(url: string, timeoutMs = 3000): Promise<void> 
     connectTimeout: timeoutMs,
     retryStrategy: () => null,
   });
-  probe.on("error", () => {});
+  // The socket's error (ECONNREFUSED, ENOTFOUND...) says why; connect() only says "Connection is closed."
+  let cause: string | undefined;
+  probe.on("error", (err: NodeJS.ErrnoException) => {
+    cause ??= err.code ?? err.message;
+  });
   try {
     await probe.connect();
     await probe.ping();
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    const code = cause ?? (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     throw new RedisUnavailableError(
       `cannot reach Redis at ${safeRedisUrl(url)} (${code}); start Redis or set "redisUrl" in the config`,
     );
   } finally {
-    probe.disconnect();
+    // On a connection that already ended, disconnect() arms a 2 s timer that holds the process.
+    if (probe.status !== "end") probe.disconnect();
   }
 }

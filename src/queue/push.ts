@@ -10,6 +10,8 @@ import { createRedis } from "./connection.js";
 import { SharedRateLimiter } from "./rate-limit.js";
 
 export const PUSH_QUEUE = "push";
+const ENQUEUE_CHUNK = 1000;
+const ENQUEUE_IN_FLIGHT = 4;
 
 export interface PushQueueDeps {
   cfg: Config;
@@ -35,12 +37,21 @@ export class PushQueue {
   /** Add one job per key, in bulk; keys that already have a job are not added twice. */
   async enqueue(keys: readonly string[]): Promise<void> {
     const max = this.deps.cfg.push.maxAttempts;
-    for (let i = 0; i < keys.length; i += 1000) {
-      const chunk = keys.slice(i, i + 1000);
-      await this.queue.addBulk(
-        chunk.map((key) => ({ name: createJob.NAME, data: { key }, opts: createJob.jobOptions(key, max) })),
-      );
+    // A few chunks in flight on the one connection: Redis adds one chunk while this process
+    // builds the next (one at a time left each side idle half the time). Redis still runs
+    // them in order, so jobs stay first in, first out.
+    const inFlight = new Set<Promise<unknown>>();
+    for (let i = 0; i < keys.length; i += ENQUEUE_CHUNK) {
+      const chunk = keys.slice(i, i + ENQUEUE_CHUNK);
+      const added: Promise<unknown> = this.queue
+        .addBulk(
+          chunk.map((key) => ({ name: createJob.NAME, data: { key }, opts: createJob.jobOptions(key, max) })),
+        )
+        .finally(() => inFlight.delete(added));
+      inFlight.add(added);
+      if (inFlight.size >= ENQUEUE_IN_FLIGHT) await Promise.race(inFlight);
     }
+    await Promise.all(inFlight);
   }
 
   /** Remove jobs left behind for keys about to be queued again (retry-failed). */
@@ -61,6 +72,7 @@ export class PushQueue {
       acquireSlot: () => limiter.acquire(),
       logger,
     };
+    const lockMs = opts.lockDurationMs ?? cfg.push.lockDurationMs;
     this.#workerRedis = createRedis(cfg.redisUrl);
     const worker = new Worker(
       PUSH_QUEUE,
@@ -89,8 +101,8 @@ export class PushQueue {
         connection: this.#workerRedis,
         prefix: cfg.queuePrefix,
         concurrency: cfg.push.concurrency,
-        lockDuration: opts.lockDurationMs ?? 30_000,
-        stalledInterval: Math.min(30_000, opts.lockDurationMs ?? 30_000),
+        lockDuration: lockMs,
+        stalledInterval: Math.min(30_000, lockMs),
       },
     );
     worker.on("failed", (job, err) => {

@@ -48,11 +48,17 @@ export class SyncQueue {
     const worker = new Worker(
       SYNC_QUEUE,
       async (job: Job) => {
+        // Removing a company's scheduler leaves a job it already queued (its first, immediate run).
+        const { companyId } = syncJob.payloadSchema.parse(job.data);
+        if (!cfg.companies.some((c) => c.id === companyId)) {
+          logger.warn({ companyId, jobId: job.id }, "skipped the sync of a company no longer in the config");
+          return { skipped: "company not in the config" };
+        }
         const store = openStore(cfg.database, { migrate: false });
         try {
           const result = await syncJob.process(
             job.data,
-            { sqlite: store.sqlite, client: clients.clientFor(job.data.companyId), logger },
+            { sqlite: store.sqlite, client: clients.clientFor(companyId), logger },
             (id) => clients.company(id).reportIds,
           );
           return { runId: result.runId, status: result.status, counts: result.counts };

@@ -5,6 +5,7 @@
  */
 import type { SeedRow } from "../push/seed/index.js";
 import type { Sqlite } from "./db.js";
+import { perConnection, plucked, prepared } from "./prepared.js";
 import { type ScenarioRequestRow, type ScenarioRow, scenarios } from "./schema.js";
 import { inserter } from "./statements.js";
 
@@ -34,14 +35,19 @@ export function recordRows(
   sourceFile: string,
   now: string,
 ): RecordResult {
-  const find = sqlite.prepare(
+  const find = prepared(
+    sqlite,
     "SELECT status, payload_json AS payloadJson FROM scenario_requests WHERE key = ?",
   );
-  const insert = sqlite.prepare(
+  // A new key (the common case) costs one statement; only a conflict looks the row up.
+  const insert = prepared(
+    sqlite,
     `INSERT INTO scenario_requests (key, company_id, project_id, scenario_name, payload_json, parent_key, status,
-       batch_id, source_file, source_line, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
+       batch_id, source_file, source_line, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)
+     ON CONFLICT(key) DO NOTHING`,
   );
-  const adopt = sqlite.prepare(
+  const adopt = prepared(
+    sqlite,
     "UPDATE scenario_requests SET batch_id = ?, source_file = ?, source_line = ?, updated_at = ? WHERE key = ?",
   );
   const result: RecordResult = {
@@ -52,24 +58,24 @@ export function recordRows(
   sqlite.transaction(() => {
     for (const row of rows) {
       const payload = JSON.stringify(row.body);
-      const existing = find.get(row.key) as { status: RequestStatus; payloadJson: string } | undefined;
-      if (!existing) {
-        insert.run(
-          row.key,
-          row.companyId,
-          row.projectId,
-          row.scenarioName,
-          payload,
-          row.parentKey,
-          batchId,
-          sourceFile,
-          row.line,
-          now,
-          now,
-        );
+      const inserted = insert.run(
+        row.key,
+        row.companyId,
+        row.projectId,
+        row.scenarioName,
+        payload,
+        row.parentKey,
+        batchId,
+        sourceFile,
+        row.line,
+        now,
+        now,
+      );
+      if (inserted.changes === 1) {
         result.recorded++;
         continue;
       }
+      const existing = find.get(row.key) as { status: RequestStatus; payloadJson: string };
       if (existing.payloadJson !== payload) result.changedPayload.push(row.key);
       if (existing.status === "created" || existing.status === "exists" || existing.status === "failed") {
         result.skipped[existing.status]++;
@@ -83,7 +89,7 @@ export function recordRows(
 }
 
 export function getRequest(sqlite: Sqlite, key: string): ScenarioRequestRow | undefined {
-  const row = sqlite.prepare(`SELECT ${SELECT_COLUMNS} FROM scenario_requests WHERE key = ?`).get(key) as
+  const row = prepared(sqlite, `SELECT ${SELECT_COLUMNS} FROM scenario_requests WHERE key = ?`).get(key) as
     | (Omit<ScenarioRequestRow, "inFlight" | "uncertain"> & { inFlight: number; uncertain: number })
     | undefined;
   return row ? { ...row, inFlight: row.inFlight === 1, uncertain: row.uncertain === 1 } : undefined;
@@ -92,42 +98,64 @@ export function getRequest(sqlite: Sqlite, key: string): ScenarioRequestRow | un
 /**
  * Rows ready to queue: pending with no parent or a created parent (optionally one batch).
  * They are marked queued in the same transaction; the caller then adds their jobs.
+ * Pending rows whose parent is settled without an id (failed, exists) can never be ready:
+ * they are failed here, or `push --wait` would wait for them forever.
  */
 export function takeReady(sqlite: Sqlite, now: string, batchId?: string): string[] {
   const where = batchId === undefined ? "" : "AND r.batch_id = ?";
-  const select = sqlite
-    .prepare(
-      `SELECT r.key FROM scenario_requests r LEFT JOIN scenario_requests p ON p.key = r.parent_key
-       WHERE r.status = 'pending' AND (r.parent_key IS NULL OR p.status = 'created') ${where}`,
-    )
-    .pluck();
-  const mark = sqlite.prepare("UPDATE scenario_requests SET status = 'queued', updated_at = ? WHERE key = ?");
+  const orphans = sqlite.prepare(
+    `SELECT r.key, r.parent_key AS parentKey, p.status FROM scenario_requests r
+     JOIN scenario_requests p ON p.key = r.parent_key
+     WHERE r.status = 'pending' AND p.status IN ('failed', 'exists') ${where}`,
+  );
+  // One statement marks them and returns their keys (no per-row round trip: 100k rows take ms).
+  const take = plucked(
+    sqlite,
+    `UPDATE scenario_requests AS r SET status = 'queued', updated_at = ?
+     WHERE r.status = 'pending' ${where} AND (r.parent_key IS NULL OR EXISTS
+       (SELECT 1 FROM scenario_requests p WHERE p.key = r.parent_key AND p.status = 'created'))
+     RETURNING key`,
+  );
   return sqlite.transaction(() => {
-    const keys = (batchId === undefined ? select.all() : select.all(batchId)) as string[];
-    for (const k of keys) mark.run(now, k);
-    return keys;
+    const stuck = (batchId === undefined ? orphans.all() : orphans.all(batchId)) as {
+      key: string;
+      parentKey: string;
+      status: RequestStatus;
+    }[];
+    for (const o of stuck) {
+      if (o.status === "failed")
+        markFailed(sqlite, o.key, "PARENT_FAILED", `parent failed: ${o.parentKey}`, now);
+      else
+        markFailed(
+          sqlite,
+          o.key,
+          "PARENT_ID_UNKNOWN",
+          `parent ${o.parentKey} exists but its id is unknown (its create answer was lost)`,
+          now,
+        );
+    }
+    return (batchId === undefined ? take.all(now) : take.all(now, batchId)) as string[];
   })();
 }
 
 /** A parent was created: its pending children are marked queued and returned. */
 export function takeChildren(sqlite: Sqlite, parentKey: string, now: string): string[] {
-  const select = sqlite
-    .prepare("SELECT key FROM scenario_requests WHERE parent_key = ? AND status = 'pending'")
-    .pluck();
-  const mark = sqlite.prepare("UPDATE scenario_requests SET status = 'queued', updated_at = ? WHERE key = ?");
-  return sqlite.transaction(() => {
-    const keys = select.all(parentKey) as string[];
-    for (const k of keys) mark.run(now, k);
-    return keys;
-  })();
+  // Most rows have no children: a read says so without taking the write lock.
+  const any = plucked(
+    sqlite,
+    "SELECT EXISTS (SELECT 1 FROM scenario_requests WHERE parent_key = ? AND status = 'pending')",
+  );
+  if (any.get(parentKey) !== 1) return [];
+  return plucked(
+    sqlite,
+    `UPDATE scenario_requests SET status = 'queued', updated_at = ? WHERE parent_key = ? AND status = 'pending'
+     RETURNING key`,
+  ).all(now, parentKey) as string[];
 }
 
 /** Keys of rows already queued (to re-add their jobs after a crash; job ids dedupe). */
 export function queuedKeys(sqlite: Sqlite): string[] {
-  return sqlite
-    .prepare("SELECT key FROM scenario_requests WHERE status = 'queued'")
-    .pluck()
-    .all() as string[];
+  return plucked(sqlite, "SELECT key FROM scenario_requests WHERE status = 'queued'").all() as string[];
 }
 
 /**
@@ -136,13 +164,12 @@ export function queuedKeys(sqlite: Sqlite): string[] {
  * outcome is unknown (a name clash then means the scenario exists).
  */
 export function beginAttempt(sqlite: Sqlite, key: string, now: string): boolean {
-  sqlite
-    .prepare(
-      `UPDATE scenario_requests SET uncertain = (uncertain OR in_flight), in_flight = 1, attempts = attempts + 1,
-         updated_at = ? WHERE key = ?`,
-    )
-    .run(now, key);
-  return sqlite.prepare("SELECT uncertain FROM scenario_requests WHERE key = ?").pluck().get(key) === 1;
+  const begin = plucked(
+    sqlite,
+    `UPDATE scenario_requests SET uncertain = (uncertain OR in_flight), in_flight = 1, attempts = attempts + 1,
+       updated_at = ? WHERE key = ? RETURNING uncertain`,
+  );
+  return begin.get(now, key) === 1;
 }
 
 /** The attempt got an answer that says nothing was created (or will be retried after one). */
@@ -154,40 +181,45 @@ export function endAttempt(
   message: string,
   now: string,
 ): void {
-  sqlite
-    .prepare(
-      "UPDATE scenario_requests SET in_flight = CASE WHEN ? THEN 0 ELSE in_flight END, error_code = ?, last_error = ?, updated_at = ? WHERE key = ?",
-    )
-    .run(sure ? 1 : 0, code, message, now, key);
+  prepared(
+    sqlite,
+    "UPDATE scenario_requests SET in_flight = CASE WHEN ? THEN 0 ELSE in_flight END, error_code = ?, last_error = ?, updated_at = ? WHERE key = ?",
+  ).run(sure ? 1 : 0, code, message, now, key);
 }
 
 export function markCreated(sqlite: Sqlite, key: string, scenario: ScenarioRow, now: string): void {
-  const insertScenario = inserter(sqlite, scenarios, {
-    upsertKeys: ["requestKey", "rawJson", "recordedAt"],
+  const write = perConnection(sqlite, "markCreated", () => {
+    const insertScenario = inserter(sqlite, scenarios, {
+      upsertKeys: ["requestKey", "rawJson", "recordedAt"],
+    });
+    const update = sqlite.prepare(
+      `UPDATE scenario_requests SET status = 'created', scenario_id = ?, in_flight = 0, last_error = NULL,
+         error_code = NULL, updated_at = ? WHERE key = ?`,
+    );
+    return sqlite.transaction((k: string, s: ScenarioRow, at: string) => {
+      insertScenario(s);
+      update.run(s.id, at, k);
+    });
   });
-  sqlite.transaction(() => {
-    insertScenario(scenario);
-    sqlite
-      .prepare(
-        `UPDATE scenario_requests SET status = 'created', scenario_id = ?, in_flight = 0, last_error = NULL,
-           error_code = NULL, updated_at = ? WHERE key = ?`,
-      )
-      .run(scenario.id, now, key);
-  })();
+  write(key, scenario, now);
 }
 
 export function markExists(sqlite: Sqlite, key: string, message: string, now: string): void {
-  sqlite
-    .prepare(
-      "UPDATE scenario_requests SET status = 'exists', in_flight = 0, last_error = ?, error_code = NULL, updated_at = ? WHERE key = ?",
-    )
-    .run(message, now, key);
+  prepared(
+    sqlite,
+    "UPDATE scenario_requests SET status = 'exists', in_flight = 0, last_error = ?, error_code = NULL, updated_at = ? WHERE key = ?",
+  ).run(message, now, key);
 }
 
-/** Fail a row, and every unsettled descendant with reason "parent failed". Returns the count. */
+/**
+ * Fail a row, and every unsettled descendant with reason "parent failed". Returns the count.
+ * An attempt still in flight may have reached the server: that stays known as `uncertain`,
+ * so that after retry-failed a name clash counts as "exists".
+ */
 export function markFailed(sqlite: Sqlite, key: string, code: string, message: string, now: string): number {
   const fail = sqlite.prepare(
-    "UPDATE scenario_requests SET status = 'failed', in_flight = 0, error_code = ?, last_error = ?, updated_at = ? WHERE key = ?",
+    `UPDATE scenario_requests SET status = 'failed', uncertain = (uncertain OR in_flight), in_flight = 0,
+       error_code = ?, last_error = ?, updated_at = ? WHERE key = ?`,
   );
   const children = sqlite
     .prepare("SELECT key FROM scenario_requests WHERE parent_key = ? AND status IN ('pending', 'queued')")
@@ -209,7 +241,7 @@ export function markFailed(sqlite: Sqlite, key: string, code: string, message: s
 }
 
 export function getScenario(sqlite: Sqlite, id: number): { rawJson: string } | undefined {
-  return sqlite.prepare("SELECT raw_json AS rawJson FROM scenarios WHERE id = ?").get(id) as
+  return prepared(sqlite, "SELECT raw_json AS rawJson FROM scenarios WHERE id = ?").get(id) as
     | { rawJson: string }
     | undefined;
 }
@@ -219,7 +251,8 @@ export type StatusCounts = Record<RequestStatus, number>;
 export function statusCounts(sqlite: Sqlite, batchId?: string): StatusCounts {
   const counts: StatusCounts = { pending: 0, queued: 0, created: 0, exists: 0, failed: 0 };
   const sql = `SELECT status, count(*) AS n FROM scenario_requests ${batchId === undefined ? "" : "WHERE batch_id = ?"} GROUP BY status`;
-  const rows = (batchId === undefined ? sqlite.prepare(sql).all() : sqlite.prepare(sql).all(batchId)) as {
+  const stmt = prepared(sqlite, sql);
+  const rows = (batchId === undefined ? stmt.all() : stmt.all(batchId)) as {
     status: RequestStatus;
     n: number;
   }[];
@@ -302,8 +335,7 @@ export function recordSeedRejections(
 
 /** Queued rows of a batch (re-added after a crash: job ids make that a no-op if present). */
 export function queuedKeysOf(sqlite: Sqlite, batchId: string): string[] {
-  return sqlite
-    .prepare("SELECT key FROM scenario_requests WHERE batch_id = ? AND status = 'queued'")
-    .pluck()
-    .all(batchId) as string[];
+  return plucked(sqlite, "SELECT key FROM scenario_requests WHERE batch_id = ? AND status = 'queued'").all(
+    batchId,
+  ) as string[];
 }

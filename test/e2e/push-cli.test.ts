@@ -1,0 +1,299 @@
+/**
+ * The push-side commands as a user runs them: the built CLI in a child process, against a
+ * simulator in this process, a real SQLite file and the shared Redis (one unique prefix per
+ * test, deleted afterwards).
+ */
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningSimulator, startSimulator } from "../../src/simulator/server.js";
+import { cli, ensureBuilt } from "./built-cli.js";
+
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const WRONG_TOKEN = "wrong-token-Kd5mP1";
+
+let sim: RunningSimulator;
+let dir: string;
+let redis: Redis;
+let deadRedis: string;
+const prefixes: string[] = [];
+
+/** A port nothing listens on: Redis "at" it is unreachable. */
+async function unusedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+interface Setup {
+  config: string;
+  db: string;
+  prefix: string;
+  seed(rows: (Record<string, unknown> | string)[]): string;
+}
+
+/** A config (own database, own queue prefix) and a seed-file writer, under a name of its own. */
+function setup(name: string, over: Record<string, unknown> = {}): Setup {
+  const prefix = `tas-test-${randomUUID()}`;
+  prefixes.push(prefix);
+  const db = join(dir, `${name}.db`);
+  const config = join(dir, `${name}.json`);
+  writeFileSync(
+    config,
+    JSON.stringify({
+      baseUrl: sim.baseUrl,
+      database: db,
+      redisUrl: REDIS_URL,
+      queuePrefix: prefix,
+      logLevel: "warn",
+      http: { timeoutMs: 3000, maxAttempts: 2, maxRequestsPerSecond: 1000 },
+      push: { ratePerSecond: 200, concurrency: 4, maxAttempts: 2, lockDurationMs: 1000 },
+      companies: sim.companies.map((c) => ({ id: c.id, auth: { token: c.staticToken } })),
+      ...over,
+    }),
+  );
+  return {
+    config,
+    db,
+    prefix,
+    seed(rows) {
+      const file = join(dir, `${name}.ndjson`);
+      writeFileSync(file, `${rows.map((r) => (typeof r === "string" ? r : JSON.stringify(r))).join("\n")}\n`);
+      return file;
+    },
+  };
+}
+
+/** A valid row named `${tag} ${name}` (names are unique per project in the simulator). */
+function row(tag: string, name: string, over: Record<string, unknown> = {}) {
+  return {
+    company_id: 5251,
+    project_id: 52511,
+    key: name,
+    scenario_name: `${tag} ${name}`,
+    source_file: `${name}.java`,
+    ...over,
+  };
+}
+
+function query<T = Record<string, unknown>>(db: string, sql: string): T[] {
+  const conn = new Database(db, { readonly: true });
+  try {
+    return conn.prepare(sql).all() as T[];
+  } finally {
+    conn.close();
+  }
+}
+
+const lines = (text: string) => text.split("\n").filter((l) => l !== "");
+
+beforeAll(async () => {
+  await ensureBuilt();
+  sim = await startSimulator({ port: 0, plans: 1, reports: 0 });
+  dir = mkdtempSync(join(tmpdir(), "tas-push-cli-"));
+  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  deadRedis = `redis://127.0.0.1:${await unusedPort()}`;
+}, 180_000);
+afterAll(async () => {
+  for (const prefix of prefixes) {
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length) await redis.del(...keys);
+  }
+  redis?.disconnect();
+  await sim?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe.concurrent("tas-sync push without the service", () => {
+  it("prints the help of push", async ({ expect }) => {
+    const r = await cli(["push", "--help"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      "Usage: tas-sync push FILE [--wait] [--dry-run] [--skip-invalid] [--config PATH]",
+    );
+    for (const m of ["--wait", "--dry-run", "--skip-invalid", "FILE:LINE: field: reason", "Exit codes"])
+      expect(r.stdout).toContain(m);
+  });
+
+  it("refuses an invalid file with exit 2, one FILE:LINE: field: reason line each, queueing nothing", async ({
+    expect,
+  }) => {
+    const s = setup("invalid");
+    const file = s.seed([
+      row("inv", "good"),
+      { ...row("inv", "no-source"), source_file: undefined },
+      row("inv", "stray", { parent_key: "nope" }),
+      "{not json",
+      row("inv", "bad-time", { max_execution_time: "soon" }),
+    ]);
+    const r = await cli(["push", file, "--wait", "--config", s.config]);
+    expect(r.code).toBe(2);
+    const out = lines(r.stdout);
+    expect(out.slice(0, 4)).toEqual([
+      `${file}:2: source_file: missing required field`,
+      `${file}:3: parent_key: unknown parent_key "nope"`,
+      expect.stringMatching(new RegExp(`^${file.replace(/[.\\/]/g, "\\$&")}:4: \\S`)),
+      `${file}:5: max_execution_time: expected integer, got string`,
+    ]);
+    expect(out[4]).toBe(`4 problem(s) in ${file}: nothing queued (fix them, or use --skip-invalid)`);
+    expect(out).toHaveLength(5);
+    if (existsSync(s.db)) expect(query(s.db, "SELECT * FROM scenario_requests")).toEqual([]);
+    expect(await redis.keys(`${s.prefix}:*`)).toEqual([]);
+  });
+
+  it("dry-runs without Redis, recording and queueing nothing", async ({ expect }) => {
+    const s = setup("dry", { redisUrl: deadRedis });
+    const file = s.seed([
+      row("dry", "suite"),
+      row("dry", "child", { parent_key: "suite" }),
+      row("dry", "other", { project_id: 52512 }),
+    ]);
+    const r = await cli(["push", file, "--dry-run", "--config", s.config]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(lines(r.stdout)).toEqual([
+      'would create "dry suite" in project 52511 (key suite)',
+      'would create "dry child" in project 52511 (key child, child of suite)',
+      'would create "dry other" in project 52512 (key other)',
+      "company 5251 project 52511: 2 scenario(s)",
+      "company 5251 project 52512: 1 scenario(s)",
+      "dry run: 3 valid row(s), 0 problem(s); nothing recorded or queued",
+    ]);
+    expect(existsSync(s.db)).toBe(false);
+  });
+
+  it("exits 1 with one line naming the Redis URL when Redis is unreachable", async ({ expect }) => {
+    const s = setup("no-redis", { redisUrl: deadRedis });
+    const file = s.seed([row("nr", "one")]);
+    const r = await cli(["push", file, "--wait", "--config", s.config]);
+    expect(r.code).toBe(1);
+    const err = lines(r.stderr);
+    expect(err).toHaveLength(1);
+    expect(err[0]).toMatch(/^tas-sync push: cannot reach Redis at /);
+    expect(err[0]).toContain(`at ${deadRedis} (`);
+    expect(err[0]).toContain('start Redis or set "redisUrl" in the config');
+    expect(existsSync(s.db)).toBe(false);
+  });
+
+  it("says in status that the push queue state is unknown when Redis is unreachable", async ({ expect }) => {
+    const s = setup("status-no-redis", { redisUrl: deadRedis });
+    const r = await cli(["status", "--config", s.config]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("push outbox: pending 0, queued 0, created 0, exists 0, failed 0");
+    expect(r.stdout).toContain(`push queue: unknown (cannot reach Redis at ${deadRedis}`);
+  });
+});
+
+describe("tas-sync push against the simulator", () => {
+  it("creates the valid rows with --skip-invalid and records the others in seed_rejections", async () => {
+    const s = setup("skip");
+    const file = s.seed([
+      row("skip", "suite"),
+      row("skip", "child", { parent_key: "suite" }),
+      { ...row("skip", "broken"), scenario_name: "" },
+      row("skip", "kid-of-broken", { parent_key: "broken" }),
+      row("skip", "lone", { company_id: 9999 }),
+    ]);
+    const r = await cli(["push", file, "--wait", "--skip-invalid", "--config", s.config]);
+    expect(r.code).toBe(0);
+    const out = lines(r.stdout);
+    expect(out[0]).toBe(`${file}:3: scenario_name: must not be empty`);
+    expect(out).toContain("created 2, already existed 0, failed 0");
+    expect(
+      query(s.db, "SELECT key, status FROM scenario_requests ORDER BY key").map((x) => Object.values(x)),
+    ).toEqual([
+      ["child", "created"],
+      ["suite", "created"],
+    ]);
+    const rejected = query<{ line: number; key: string; field: string; reason: string; source_file: string }>(
+      s.db,
+      "SELECT line, key, field, reason, source_file FROM seed_rejections ORDER BY line",
+    );
+    expect(rejected.map((x) => [x.line, x.key, x.field])).toEqual([
+      [3, "broken", "scenario_name"],
+      [4, "kid-of-broken", "parent_key"],
+      [5, "lone", "company_id"],
+    ]);
+    expect(rejected[2]?.reason).toBe("company 9999 is not in the config");
+    expect(rejected.every((x) => x.source_file === file)).toBe(true);
+    const names = sim.state.scenarios
+      .list()
+      .map((x) => x.scenarioName)
+      .filter((n) => n.startsWith("skip "));
+    expect(names.sort()).toEqual(["skip child", "skip suite"]);
+  });
+
+  it("reports failures in status and push-failures, and queues them again with retry-failed", async () => {
+    const s = setup("outbox");
+    const file = s.seed([
+      row("ob", "fine"),
+      row("ob", "also-fine", { project_id: 52512 }),
+      row("ob", "ghost", { project_id: 99999 }),
+      row("ob", "ghost-child", { project_id: 99999, parent_key: "ghost" }),
+    ]);
+    const push = await cli(["push", file, "--wait", "--config", s.config]);
+    expect(push.code).toBe(1);
+    expect(lines(push.stdout)).toEqual(
+      expect.arrayContaining(["created 2, already existed 0, failed 2", "  failed PROJECT_NOT_FOUND: 1"]),
+    );
+
+    const status = lines((await cli(["status", "--config", s.config])).stdout);
+    expect(status[0]).toBe("push outbox: pending 0, queued 0, created 2, exists 0, failed 2");
+    expect(status.slice(1, 3).sort()).toEqual(["  failed PARENT_FAILED: 1", "  failed PROJECT_NOT_FOUND: 1"]);
+    expect(status[3]).toBe("push queue: running; jobs waiting 0, active 0, delayed 0");
+
+    const table = lines((await cli(["push-failures", "--config", s.config])).stdout);
+    expect(table[0]).toMatch(/^key +project +code +attempts +error +source$/);
+    expect(table.slice(2).sort()).toEqual([
+      expect.stringMatching(
+        /^ghost +99999 +PROJECT_NOT_FOUND +1 +createScenario: HTTP 404 PROJECT_NOT_FOUND/,
+      ),
+      expect.stringMatching(/^ghost-child +99999 +PARENT_FAILED +0 +parent failed: ghost/),
+    ]);
+    const json = lines(
+      (await cli(["push-failures", "--json", "--code", "PROJECT_NOT_FOUND", "--config", s.config])).stdout,
+    );
+    expect(json.map((l) => JSON.parse(l))).toEqual([
+      expect.objectContaining({
+        key: "ghost",
+        errorCode: "PROJECT_NOT_FOUND",
+        attempts: 1,
+        sourceLine: 3,
+        sourceFile: file,
+      }),
+    ]);
+
+    const retry = await cli(["retry-failed", "--code", "PROJECT_NOT_FOUND", "--config", s.config]);
+    expect(retry.code).toBe(0);
+    expect(lines(retry.stdout)).toEqual([
+      "1 failed row(s) back to pending; 1 queued now (the daemon or push --wait creates them)",
+    ]);
+    const after = lines((await cli(["status", "--config", s.config])).stdout);
+    expect(after[0]).toBe("push outbox: pending 0, queued 1, created 2, exists 0, failed 1");
+    expect(after).toContain("push queue: running; jobs waiting 1, active 0, delayed 0");
+  });
+
+  it("says loudly that the push is paused when the token is refused, never printing the token", async () => {
+    const s = setup("refused", { companies: [{ id: 5251, auth: { token: WRONG_TOKEN } }] });
+    const file = s.seed([row("rf", "one")]);
+    const r = await cli(["push", file, "--wait", "--config", s.config, "--log-level", "debug"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("stopped waiting: the push queue is paused (the service refused our token)");
+    const fatal = lines(r.stderr)
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { level: number; msg: string })
+      .filter((l) => l.level === 60);
+    expect(fatal).toEqual([expect.objectContaining({ msg: expect.stringMatching(/^PUSH PAUSED: /) })]);
+    expect(fatal[0]?.msg).toContain("tas-sync resume-push");
+    expect(`${r.stdout}${r.stderr}`).not.toContain(WRONG_TOKEN);
+    const status = await cli(["status", "--config", s.config]);
+    expect(status.stdout).toContain("push queue: PAUSED (run tas-sync resume-push)");
+  });
+});

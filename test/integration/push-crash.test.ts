@@ -1,0 +1,85 @@
+/**
+ * kill -9 of `tas-sync push --wait` in the middle of a push, then the same command again:
+ * every row must end settled and the service must hold exactly one scenario per row. The
+ * killed worker's jobs stay locked in Redis until push.lockDurationMs (1 s here) runs out.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureBuilt, startCli } from "../e2e/built-cli.js";
+import { duplicates, flatRows, type PushHarness, type RequestRow, startPushHarness } from "./push-harness.js";
+
+const ROWS = 200;
+
+let h: PushHarness;
+beforeAll(async () => {
+  await ensureBuilt();
+  h = await startPushHarness({
+    // Latency keeps requests in flight, so the kill lands between send and answer.
+    sim: { faults: { latencyMs: 30 } },
+    config: {
+      logLevel: "warn",
+      push: { ratePerSecond: 100, concurrency: 4, maxAttempts: 3, lockDurationMs: 1000 },
+    },
+  });
+}, 180_000);
+afterAll(async () => {
+  await h?.close();
+});
+
+describe("push after kill -9", () => {
+  it("settles every row and creates each scenario exactly once", async () => {
+    const file = h.seed("crash.ndjson", flatRows(ROWS, "crash"));
+    const first = startCli(["push", file, "--wait", "--config", h.configPath]);
+    // Kill once a good part, but not all, is created.
+    for (;;) {
+      const n = (await h.scenarios()).length;
+      if (n >= 40) break;
+      const exited = await Promise.race([first.done, new Promise((r) => setTimeout(() => r(null), 20))]);
+      if (exited) throw new Error(`push ended before the kill: ${JSON.stringify(exited)}`);
+    }
+    first.child.kill("SIGKILL");
+    const killed = await first.done;
+    expect(killed.signal).toBe("SIGKILL");
+
+    const atKill = h.requests();
+    const createdAtKill = (await h.scenarios()).length;
+    expect(createdAtKill).toBeLessThan(ROWS);
+    // The kill left rows unsettled (and usually an attempt in flight): there is work to recover.
+    expect(atKill.filter((r) => r.status === "queued").length).toBeGreaterThan(0);
+
+    const started = Date.now();
+    const second = await startCli(["push", file, "--wait", "--config", h.configPath]).done;
+    const recoveryMs = Date.now() - started;
+    expect(second.stderr).not.toMatch(/"level":(50|60)/);
+    expect(second.code).toBe(0);
+    // The dead worker's locks ran out after push.lockDurationMs, not BullMQ's 30 s default.
+    expect(recoveryMs).toBeLessThan(20_000);
+
+    const rows = h.requests();
+    expect(rows).toHaveLength(ROWS);
+    const byStatus: Record<string, RequestRow[]> = {};
+    for (const r of rows) byStatus[r.status] = [...(byStatus[r.status] ?? []), r];
+    expect(Object.keys(byStatus).sort()).toEqual(byStatus.exists ? ["created", "exists"] : ["created"]);
+    expect(rows.every((r) => r.in_flight === 0)).toBe(true);
+    const sim = await h.scenarios();
+    expect(duplicates(sim)).toEqual([]);
+    expect(sim).toHaveLength(ROWS);
+    // Every created row points at the service's scenario of that name.
+    const simId = new Map(sim.map((s) => [`${s.project_id}/${s.scenario_name}`, s.id]));
+    const store = h.store();
+    const mine = store.sqlite
+      .prepare(
+        "SELECT r.key, s.project_id, s.scenario_name, s.id FROM scenario_requests r JOIN scenarios s ON s.id = r.scenario_id",
+      )
+      .all() as { key: string; project_id: number; scenario_name: string; id: number }[];
+    expect(mine).toHaveLength(byStatus.created?.length ?? 0);
+    for (const m of mine) expect(simId.get(`${m.project_id}/${m.scenario_name}`)).toBe(m.id);
+    // Rows whose answer died with the process were found to exist, not created again.
+    for (const r of byStatus.exists ?? []) expect(r.uncertain).toBe(1);
+    const inFlightAtKill = atKill.filter((r) => r.in_flight === 1).map((r) => r.key);
+    for (const key of inFlightAtKill) expect(["created", "exists"]).toContain(h.request(key).status);
+    console.info(
+      `kill -9 after ${createdAtKill} created, ${inFlightAtKill.length} in flight; recovery took ${recoveryMs} ms; ` +
+        `${byStatus.exists?.length ?? 0} exists`,
+    );
+  });
+});

@@ -1,0 +1,226 @@
+/**
+ * Shared set-up of the push-side tests: a simulator over real HTTP, a fresh temp dir with a
+ * real SQLite file and a config file, a unique BullMQ prefix on the shared Redis (its keys are
+ * deleted on close, never the whole Redis), the CLI run in this process, and checks of what
+ * the simulator really holds.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Redis } from "ioredis";
+import { vi } from "vitest";
+import { main } from "../../src/cli.js";
+import { type Config, parseConfig } from "../../src/config.js";
+import { createLogger } from "../../src/log.js";
+import type { FaultOptions, RunningSimulator, SimulatorOptions } from "../../src/simulator/server.js";
+import { startSimulator } from "../../src/simulator/server.js";
+import { openStore, type Store } from "../../src/store/db.js";
+
+export const logger = createLogger({ level: "silent", pretty: false });
+export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+export const COMPANY = 5251;
+export const PROJECT = 52511;
+export const OTHER_PROJECT = 52512;
+/** No company of the simulator owns it: 404 PROJECT_NOT_FOUND. */
+export const MISSING_PROJECT = 99_999;
+
+/** A seed-file row (NDJSON object); `key`/`parent_key` make the parent links. */
+export type SeedLine = Record<string, unknown>;
+
+export function seedRow(name: string, over: SeedLine = {}): SeedLine {
+  return {
+    company_id: COMPANY,
+    project_id: PROJECT,
+    key: name,
+    scenario_name: name,
+    source_file: `${name.replace(/\W+/g, "")}.java`,
+    ...over,
+  };
+}
+
+/** `n` rows without parents, spread over two projects. */
+export function flatRows(n: number, prefix = "flat"): SeedLine[] {
+  return Array.from({ length: n }, (_, i) =>
+    seedRow(`${prefix}-${i}`, { project_id: i % 2 ? OTHER_PROJECT : PROJECT }),
+  );
+}
+
+export interface AdminScenario {
+  id: number;
+  project_id: number;
+  company_id: number;
+  scenario_name: string;
+  parent_id: number | null;
+  created_at_ms: number;
+}
+
+export interface RequestRow {
+  key: string;
+  status: string;
+  attempts: number;
+  error_code: string | null;
+  last_error: string | null;
+  scenario_id: number | null;
+  in_flight: number;
+  uncertain: number;
+  parent_key: string | null;
+}
+
+export interface CliRun {
+  code: number;
+  /** Lines of stdout (what the command prints with ctx.out). */
+  out: string[];
+  stderr: string;
+}
+
+export interface PushHarness {
+  sim: RunningSimulator;
+  dir: string;
+  prefix: string;
+  configPath: string;
+  cfg: Config;
+  redis: Redis;
+  /** Writes an NDJSON seed file into the temp dir; returns its path. */
+  seed(name: string, rows: SeedLine[]): string;
+  /** Runs `tas-sync ...args --config <this config>` in this process. */
+  cli(args: string[]): Promise<CliRun>;
+  setFaults(patch: Partial<FaultOptions>): Promise<void>;
+  scenarios(): Promise<AdminScenario[]>;
+  /** POST create requests the simulator saw (including failed and dropped ones). */
+  createAttempts(): Promise<number>;
+  requests(): RequestRow[];
+  request(key: string): RequestRow;
+  store(): Store;
+  redisKeys(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  sim?: SimulatorOptions;
+  /** Merged over the default config (top level; `push`/`http` replace whole sections). */
+  config?: Record<string, unknown>;
+}
+
+/** Config for the simulator: every company with its static token, fast HTTP, a unique prefix. */
+export function simConfig(sim: RunningSimulator, dir: string, prefix: string, over: Record<string, unknown>) {
+  return {
+    baseUrl: sim.baseUrl,
+    database: join(dir, "tas.db"),
+    redisUrl: REDIS_URL,
+    queuePrefix: prefix,
+    logLevel: "silent",
+    http: { timeoutMs: 3000, maxAttempts: 2, maxRequestsPerSecond: 1000 },
+    push: { ratePerSecond: 200, concurrency: 4, maxAttempts: 3, lockDurationMs: 1000 },
+    companies: sim.companies.map((c) => ({ id: c.id, auth: { token: c.staticToken } })),
+    ...over,
+  };
+}
+
+export async function startPushHarness(opts: HarnessOptions = {}): Promise<PushHarness> {
+  const sim = await startSimulator({ port: 0, plans: 1, reports: 0, ...opts.sim });
+  const dir = mkdtempSync(join(tmpdir(), "tas-push-test-"));
+  const prefix = `tas-test-${randomUUID()}`;
+  const raw = simConfig(sim, dir, prefix, opts.config ?? {});
+  const configPath = join(dir, "config.json");
+  writeFileSync(configPath, JSON.stringify(raw, null, 2));
+  const cfg = parseConfig(raw, configPath);
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  const stores: Store[] = [];
+  const adminGet = async (path: string) => {
+    const res = await fetch(`${sim.baseUrl}/__admin/${path}`);
+    return (await res.json()) as { scenarios: AdminScenario[]; attempts: number };
+  };
+  const store = () => {
+    const s = openStore(cfg.database);
+    stores.push(s);
+    return s;
+  };
+  let reader: Store | null = null;
+  const requests = () => {
+    reader ??= store();
+    return reader.sqlite
+      .prepare(
+        `SELECT key, status, attempts, error_code, last_error, scenario_id, in_flight, uncertain, parent_key
+         FROM scenario_requests ORDER BY key`,
+      )
+      .all() as RequestRow[];
+  };
+  const redisKeys = () => redis.keys(`${prefix}:*`);
+  return {
+    sim,
+    dir,
+    prefix,
+    configPath,
+    cfg,
+    redis,
+    seed(name, rows) {
+      const path = join(dir, name);
+      writeFileSync(path, `${rows.map((r) => JSON.stringify(r)).join("\n")}\n`);
+      return path;
+    },
+    cli: (args) => runCli([...args, "--config", configPath]),
+    async setFaults(patch) {
+      const res = await fetch(`${sim.baseUrl}/__admin/faults`, {
+        method: "PUT",
+        body: JSON.stringify(patch),
+      });
+      if (!res.ok) throw new Error(`PUT faults: ${res.status} ${await res.text()}`);
+    },
+    scenarios: async () => (await adminGet("scenarios")).scenarios,
+    createAttempts: async () => (await adminGet("scenarios")).attempts,
+    requests,
+    request(key) {
+      const row = requests().find((r) => r.key === key);
+      if (!row) throw new Error(`no scenario_requests row ${key}`);
+      return row;
+    },
+    store,
+    redisKeys,
+    async close() {
+      const keys = await redisKeys();
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+      await sim.close();
+      for (const s of stores) s.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs the CLI's `main` in this process, capturing what it writes to stdout and stderr. */
+export async function runCli(argv: string[]): Promise<CliRun> {
+  let stdout = "";
+  let stderr = "";
+  const capture = (sink: (s: string) => void) => (chunk: unknown) => {
+    sink(typeof chunk === "string" ? chunk : Buffer.from(chunk as Uint8Array).toString("utf8"));
+    return true;
+  };
+  const outSpy = vi.spyOn(process.stdout, "write").mockImplementation(
+    capture((s) => {
+      stdout += s;
+    }),
+  );
+  const errSpy = vi.spyOn(process.stderr, "write").mockImplementation(
+    capture((s) => {
+      stderr += s;
+    }),
+  );
+  try {
+    const code = await main(argv);
+    return { code, out: stdout.split("\n").filter((l) => l !== ""), stderr };
+  } finally {
+    outSpy.mockRestore();
+    errSpy.mockRestore();
+  }
+}
+
+/** Each (project, name) at most once, and how many scenarios in all. */
+export function duplicates(list: AdminScenario[]): string[] {
+  const seen = new Map<string, number>();
+  for (const s of list) {
+    const k = `${s.project_id}/${s.scenario_name}`;
+    seen.set(k, (seen.get(k) ?? 0) + 1);
+  }
+  return [...seen].filter(([, n]) => n > 1).map(([k]) => k);
+}

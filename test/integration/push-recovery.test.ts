@@ -1,0 +1,185 @@
+/**
+ * Getting a push going again: retry-failed, resume-push after a refused token, and re-running
+ * a file whose rows were reset. Nothing may be created twice, and nothing may hang.
+ */
+import { writeFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/config.js";
+import { createScenarioFor } from "../../src/push/create.js";
+import { loadSeed } from "../../src/push/submit.js";
+import { createClients } from "../../src/runtime.js";
+import { CREATE_ROUTE } from "../../src/simulator/router.js";
+import { SIM_CLIENT_ID, SIM_CLIENT_SECRET } from "../../src/simulator/server.js";
+import { recordRows, resetFailed, takeReady } from "../../src/store/outbox.js";
+import {
+  COMPANY,
+  duplicates,
+  logger,
+  MISSING_PROJECT,
+  type PushHarness,
+  seedRow,
+  simConfig,
+  startPushHarness,
+} from "./push-harness.js";
+
+let h: PushHarness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe("push recovery", () => {
+  it("keeps an unanswered last attempt in mind, so retry-failed then finds the row exists", async () => {
+    h = await startPushHarness({
+      sim: { faults: { dropAfterCommitRate: 1 } },
+      config: { push: { ratePerSecond: 200, concurrency: 2, maxAttempts: 1, lockDurationMs: 1000 } },
+    });
+    const file = h.seed("lost.ndjson", [seedRow("Lost answer")]);
+    const first = await h.cli(["push", file, "--wait"]);
+    expect(first.code).toBe(1);
+    expect(h.request("Lost answer")).toMatchObject({ status: "failed", error_code: "CONNECTION_RESET" });
+    // The service did create it: the answer was dropped after the commit.
+    expect(await h.scenarios()).toHaveLength(1);
+
+    await h.setFaults({ dropAfterCommitRate: 0 });
+    const retry = await h.cli(["retry-failed"]);
+    expect(retry.code).toBe(0);
+    expect(retry.out).toEqual([
+      "1 failed row(s) back to pending; 1 queued now (the daemon or push --wait creates them)",
+    ]);
+    const again = await h.cli(["push", file, "--wait"]);
+    expect(again.out).toContain("created 0, already existed 1, failed 0");
+    expect(again.code).toBe(0);
+    expect(h.request("Lost answer")).toMatchObject({ status: "exists", attempts: 2 });
+    expect(await h.scenarios()).toHaveLength(1);
+  });
+
+  it("fails again, instead of waiting forever, a child put back while its parent stays failed", async () => {
+    h = await startPushHarness();
+    const t = h;
+    const file = t.seed("orphans.ndjson", [
+      seedRow("Ghost suite", { project_id: MISSING_PROJECT }),
+      seedRow("Ghost child", { project_id: MISSING_PROJECT, parent_key: "Ghost suite" }),
+    ]);
+    expect((await t.cli(["push", file, "--wait"])).code).toBe(1);
+    const retry = await t.cli(["retry-failed", "--code", "PARENT_FAILED"]);
+    expect(retry.out).toEqual([
+      "1 failed row(s) back to pending; 0 queued now (the daemon or push --wait creates them)",
+    ]);
+    expect(t.request("Ghost child")).toMatchObject({ status: "failed", error_code: "PARENT_FAILED" });
+
+    // A child left pending under a failed parent (as an older retry-failed left it).
+    const store = t.store();
+    expect(resetFailed(store.sqlite, { code: "PARENT_FAILED" }, new Date().toISOString())).toEqual([
+      "Ghost child",
+    ]);
+    const started = Date.now();
+    const again = await t.cli(["push", file, "--wait"]);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(again.out).toContain("created 0, already existed 0, failed 1");
+    expect(again.code).toBe(1);
+    expect(t.request("Ghost child")).toMatchObject({ status: "failed", error_code: "PARENT_FAILED" });
+    expect(t.request("Ghost suite")).toMatchObject({ status: "failed", attempts: 1 });
+    expect(await t.createAttempts()).toBe(1);
+  }, 20_000);
+
+  it("creates the refused rows once after the token is fixed and the queue resumed", async () => {
+    const WRONG = "wrong-token-Vb2kR9";
+    h = await startPushHarness({ config: { companies: [{ id: COMPANY, auth: { token: WRONG } }] } });
+    const t = h;
+    const file = t.seed("refused.ndjson", [
+      seedRow("Refused suite"),
+      seedRow("Refused child", { parent_key: "Refused suite" }),
+    ]);
+    expect((await t.cli(["push", file, "--wait"])).code).toBe(1);
+    const paused = await t.cli(["status"]);
+    expect(paused.out).toContain(
+      "push queue: PAUSED (run tas-sync resume-push); jobs waiting 0, active 0, delayed 1",
+    );
+
+    const good = simConfig(t.sim, t.dir, t.prefix, {});
+    writeFileSync(t.configPath, JSON.stringify(good));
+    expect((await t.cli(["resume-push"])).out).toEqual(["push queue resumed"]);
+    const run = await t.cli(["push", file, "--wait"]);
+    expect(run.out).toContain("created 2, already existed 0, failed 0");
+    expect(run.code).toBe(0);
+    const sim = await t.scenarios();
+    expect(sim).toHaveLength(2);
+    expect(duplicates(sim)).toEqual([]);
+    expect(t.sim.state.stats.count(CREATE_ROUTE, 401)).toBe(1);
+  });
+
+  it("re-authenticates once when the service drops our token mid-push, and goes on", async () => {
+    h = await startPushHarness();
+    const t = h;
+    const auth = {
+      tokenUrl: t.sim.tokenUrl,
+      clientId: SIM_CLIENT_ID,
+      clientSecret: SIM_CLIENT_SECRET,
+      username: `user${COMPANY}`,
+      password: `pass-${COMPANY}`,
+    };
+    const cfg = parseConfig(
+      simConfig(t.sim, t.dir, t.prefix, { companies: [{ id: COMPANY, auth }] }),
+      "test config",
+    );
+    const store = t.store();
+    const now = new Date().toISOString();
+    const seed = await loadSeed(cfg, t.seed("reauth.ndjson", [seedRow("Before"), seedRow("After")]));
+    recordRows(store.sqlite, seed.valid, "b", seed.file, now);
+    takeReady(store.sqlite, now);
+    const clients = createClients(cfg, logger);
+    const deps = { sqlite: store.sqlite, clientFor: clients.clientFor, acquireSlot: async () => {}, logger };
+    try {
+      expect(await createScenarioFor(deps, "Before", false)).toMatchObject({ status: "created" });
+      // The service forgets every token it issued (a restart, a revocation).
+      (t.sim.state.tokens as unknown as { access: Map<string, unknown> }).access.clear();
+      expect(await createScenarioFor(deps, "After", false)).toMatchObject({ status: "created" });
+    } finally {
+      await clients.close();
+    }
+    const stats = t.sim.state.stats;
+    expect(stats.count(CREATE_ROUTE, 401)).toBe(1);
+    expect(stats.count(CREATE_ROUTE, 200)).toBe(2);
+    expect(stats.count("POST /oauth/token", 200)).toBe(2);
+    expect(t.request("After")).toMatchObject({ status: "created", attempts: 1, uncertain: 0 });
+  });
+
+  it("finds a create that timed out but was committed anyway to exist on the next attempt", async () => {
+    h = await startPushHarness({ sim: { faults: { latencyMs: 1500 } } });
+    const t = h;
+    const cfg = parseConfig(
+      simConfig(t.sim, t.dir, t.prefix, {
+        http: { timeoutMs: 200, maxAttempts: 2, maxRequestsPerSecond: 1000 },
+      }),
+      "test config",
+    );
+    const store = t.store();
+    const now = new Date().toISOString();
+    const seed = await loadSeed(cfg, t.seed("slow.ndjson", [seedRow("Slow one")]));
+    recordRows(store.sqlite, seed.valid, "b", seed.file, now);
+    takeReady(store.sqlite, now);
+    const clients = createClients(cfg, logger);
+    const deps = { sqlite: store.sqlite, clientFor: clients.clientFor, acquireSlot: async () => {}, logger };
+    try {
+      expect(await createScenarioFor(deps, "Slow one", false)).toMatchObject({
+        status: "retry",
+        code: "TIMEOUT",
+      });
+      expect(t.request("Slow one")).toMatchObject({ status: "queued", in_flight: 1, attempts: 1 });
+      // The service was only slow: it commits after 1.5 s, long after the client gave up.
+      while ((await t.scenarios()).length < 1) await new Promise((r) => setTimeout(r, 20));
+      await t.setFaults({ latencyMs: 0 });
+      expect(await createScenarioFor(deps, "Slow one", false)).toMatchObject({ status: "exists" });
+    } finally {
+      await clients.close();
+    }
+    expect(t.request("Slow one")).toMatchObject({
+      status: "exists",
+      attempts: 2,
+      uncertain: 1,
+      in_flight: 0,
+    });
+    expect(await t.scenarios()).toHaveLength(1);
+  });
+});
