@@ -79,7 +79,9 @@ export async function createScenarioFor(
     }
   };
   try {
-    const { text, scenario } = await deps.clientFor(row.companyId).createScenario(row.projectId, body, beforeSend);
+    const { text, scenario } = await deps
+      .clientFor(row.companyId)
+      .createScenario(row.projectId, body, beforeSend);
     markCreated(sqlite, key, scenarioRow(scenario, text, key, row.companyId, now()), now());
     return { status: "created", ready: takeChildren(sqlite, key, now()) };
   } catch (err) {
