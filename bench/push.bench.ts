@@ -1,0 +1,262 @@
+/**
+ * npm run bench:push — the push side against the simulator (a child process) and a real Redis.
+ * 1. 10,000 rows with no rate limit: creations/s, against the simulator's raw capacity for the
+ *    same POST (a plain undici loop at the same concurrency), measured in the same run: half
+ *    just before the push and half just after, so that both see the same machine.
+ * 2. 3,000 rows at ratePerSecond 200: creations per calendar second as the simulator saw them.
+ * 3. A 100,000-row NDJSON file: rows/s to validate, record in the outbox and enqueue (no worker).
+ * Each phase has its own BullMQ prefix under tas-bench-<uuid>; every key is deleted at the end.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Config, parseConfig } from "../src/config.js";
+import { createLogger, type Logger } from "../src/log.js";
+import { loadSeed, recordSeed } from "../src/push/submit.js";
+import { waitForBatch } from "../src/push/wait.js";
+import { PushQueue } from "../src/queue/push.js";
+import { createClients } from "../src/runtime.js";
+import { openStore } from "../src/store/db.js";
+import type { StatusCounts } from "../src/store/outbox.js";
+import { deleteKeys, perSecond, rawCreateLoop, simScenarios, writeSeed } from "./push-support.js";
+import { fmt, peakRssMb, type SpawnedSimulator, spawnSimulator, verdict } from "./support.js";
+
+const ROWS = Number(process.env.BENCH_PUSH_ROWS ?? 10_000);
+const RATE_ROWS = Number(process.env.BENCH_RATE_ROWS ?? 3_000);
+const ENQUEUE_ROWS = Number(process.env.BENCH_ENQUEUE_ROWS ?? 100_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const RATE = 200;
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+/** Comma-separated subset of phases to run while working on one (default: all). */
+const ONLY = new Set((process.env.BENCH_ONLY ?? "nolimit,rate,enqueue").split(","));
+
+interface Env {
+  sim: SpawnedSimulator;
+  company: SpawnedSimulator["companies"][number];
+  dir: string;
+  prefix: string;
+  logger: Logger;
+  /** Aborted on Ctrl+C / SIGTERM: the running phase stops, then everything is cleaned up. */
+  signal: AbortSignal;
+}
+
+function configFor(env: Env, phase: string, ratePerSecond: number): Config {
+  return parseConfig(
+    {
+      baseUrl: env.sim.baseUrl,
+      database: join(env.dir, `${phase}.db`),
+      auth: { token: env.company.staticToken },
+      companies: [{ id: env.company.id }],
+      redisUrl: REDIS_URL,
+      queuePrefix: `${env.prefix}-${phase}`,
+      // The client's own per-host cap must not be what limits: the push limit is measured.
+      http: { maxRequestsPerSecond: 1_000_000, connections: CONCURRENCY, timeoutMs: 30_000 },
+      push: { ratePerSecond, concurrency: CONCURRENCY },
+      logLevel: "warn",
+    },
+    "(bench)",
+  );
+}
+
+/** Seed file -> outbox -> queue -> workers in this process, until every row is settled. */
+async function pushAll(
+  env: Env,
+  cfg: Config,
+  seedPath: string,
+): Promise<{ counts: StatusCounts; lastSettledMs: number; cpuMs: number }> {
+  const store = openStore(cfg.database);
+  const clients = createClients(cfg, env.logger);
+  const queue = new PushQueue({ cfg, sqlite: store.sqlite, clients, logger: env.logger });
+  try {
+    const seed = await loadSeed(cfg, seedPath);
+    if (seed.problems.length) throw new Error(`seed file has ${seed.problems.length} problem(s)`);
+    const batchId = randomUUID();
+    const submitted = recordSeed(store.sqlite, seed, batchId, new Date().toISOString());
+    await queue.enqueue(submitted.toEnqueue);
+    const cpu = process.cpuUsage();
+    queue.startWorker();
+    const result = await waitForBatch(store.sqlite, batchId, { pollMs: 100, signal: env.signal });
+    if (!result.done) throw new Error(result.reason);
+    const used = process.cpuUsage(cpu);
+    // The outbox stamps each settle with the wall clock, to the millisecond.
+    const last = store.sqlite
+      .prepare("SELECT max(updated_at) FROM scenario_requests WHERE batch_id = ?")
+      .pluck()
+      .get(batchId) as string;
+    return {
+      counts: result.counts,
+      lastSettledMs: Date.parse(last),
+      cpuMs: (used.user + used.system) / 1000,
+    };
+  } finally {
+    await queue.close();
+    await clients.close();
+    store.close();
+  }
+}
+
+async function noLimitPhase(env: Env): Promise<boolean> {
+  const target = {
+    baseUrl: env.sim.baseUrl,
+    token: env.company.staticToken,
+    companyId: env.company.id,
+    projectIds: env.company.projectIds,
+  };
+  await rawCreateLoop(target, { requests: 1_000, concurrency: CONCURRENCY, tag: "warm" }); // JIT warm-up
+  // Raw capacity before and after the push, averaged: the two see the same machine.
+  const before = await rawCreateLoop(target, { requests: ROWS / 2, concurrency: CONCURRENCY, tag: "raw1" });
+
+  const seedPath = join(env.dir, "nolimit.ndjson");
+  writeSeed(seedPath, {
+    companyId: env.company.id,
+    projectIds: env.company.projectIds,
+    rows: ROWS,
+    tag: "nl",
+  });
+  const cfg = configFor(env, "nolimit", 1_000_000);
+  const { counts, lastSettledMs, cpuMs } = await pushAll(env, cfg, seedPath);
+  const after = await rawCreateLoop(target, { requests: ROWS / 2, concurrency: CONCURRENCY, tag: "raw2" });
+  const raw = { ok: before.ok + after.ok, ms: before.ms + after.ms };
+  const rawRate = raw.ok / (raw.ms / 1000);
+  const seen = await simScenarios(env.sim.baseUrl, "nl");
+  const firstMs = Math.min(...seen.map((s) => s.created_at_ms));
+  const ms = lastSettledMs - firstMs;
+  const rate = counts.created / (ms / 1000);
+  const ratio = rate / rawRate;
+
+  console.log("");
+  console.log(`no rate limit (push.concurrency ${CONCURRENCY}, ratePerSecond 1e6)`);
+  console.log(
+    `  push               ${fmt(counts.created)} created (exists ${counts.exists}, failed ${counts.failed}) in ${fmt(ms)} ms = ${fmt(rate)} creations/s`,
+  );
+  console.log(
+    `  push CPU (this process, workers only) ${fmt((cpuMs * 1000) / counts.created)} µs per creation`,
+  );
+  console.log(
+    `  raw undici loop    ${fmt(raw.ok)} of ${fmt(ROWS)} POSTs ok in ${fmt(raw.ms)} ms = ${fmt(rawRate)} req/s (concurrency ${CONCURRENCY}; half before the push, half after: ${fmt(before.ok / (before.ms / 1000))} and ${fmt(after.ok / (after.ms / 1000))} req/s)`,
+  );
+  console.log(
+    `  push / raw         = ${fmt(ratio * 100, 1)}%  (target >= 30%)  ${verdict(ratio >= 0.3 && counts.created === ROWS)}`,
+  );
+  return ratio >= 0.3 && counts.created === ROWS;
+}
+
+async function ratePhase(env: Env): Promise<boolean> {
+  const seedPath = join(env.dir, "rate.ndjson");
+  writeSeed(seedPath, {
+    companyId: env.company.id,
+    projectIds: env.company.projectIds,
+    rows: RATE_ROWS,
+    tag: "rate",
+  });
+  const cfg = configFor(env, "rate", RATE);
+  const { counts } = await pushAll(env, cfg, seedPath);
+  const seen = await simScenarios(env.sim.baseUrl, "rate");
+  const s = perSecond(seen.map((x) => x.created_at_ms));
+  const ok = s.max <= RATE && s.average >= RATE * 0.95 && counts.created === RATE_ROWS;
+
+  console.log("");
+  console.log(`ratePerSecond ${RATE} (push.concurrency ${CONCURRENCY}), ${fmt(RATE_ROWS)} rows`);
+  console.log(
+    `  created ${fmt(counts.created)} (exists ${counts.exists}, failed ${counts.failed}); the simulator saw ${fmt(seen.length)}`,
+  );
+  console.log(`  per calendar second (simulator clock): ${s.counts.join(" ")}`);
+  console.log(
+    `  max ${s.max}/s (limit ${RATE}); average over ${s.fullSeconds} full seconds ${fmt(s.average, 1)}/s = ${fmt((s.average / RATE) * 100, 1)}% of the limit`,
+  );
+  console.log(`  max <= ${RATE} and average >= ${RATE * 0.95}  ${verdict(ok)}`);
+  return ok;
+}
+
+async function enqueuePhase(env: Env): Promise<boolean> {
+  const seedPath = join(env.dir, "enqueue.ndjson");
+  writeSeed(seedPath, {
+    companyId: env.company.id,
+    projectIds: env.company.projectIds,
+    rows: ENQUEUE_ROWS,
+    tag: "enq",
+  });
+  const cfg = configFor(env, "enqueue", 10);
+  const store = openStore(cfg.database);
+  const clients = createClients(cfg, env.logger);
+  const queue = new PushQueue({ cfg, sqlite: store.sqlite, clients, logger: env.logger });
+  try {
+    await queue.queue.waitUntilReady();
+    const t0 = performance.now();
+    const seed = await loadSeed(cfg, seedPath);
+    const t1 = performance.now();
+    const submitted = recordSeed(store.sqlite, seed, randomUUID(), new Date().toISOString());
+    const t2 = performance.now();
+    await queue.enqueue(submitted.toEnqueue);
+    const t3 = performance.now();
+    const waiting = await queue.queue.getWaitingCount();
+    const rate = ENQUEUE_ROWS / ((t3 - t0) / 1000);
+    const ok = rate >= 20_000 && seed.valid.length === ENQUEUE_ROWS && waiting === submitted.toEnqueue.length;
+
+    console.log("");
+    console.log(`validate + record + enqueue a ${fmt(ENQUEUE_ROWS)}-row NDJSON file (no worker running)`);
+    console.log(
+      `  validate (loadSeed)        ${fmt(t1 - t0)} ms  (${fmt(seed.valid.length)} valid, ${seed.problems.length} problems)`,
+    );
+    console.log(`  record (recordSeed)        ${fmt(t2 - t1)} ms  (${fmt(submitted.recorded)} outbox rows)`);
+    console.log(
+      `  enqueue (BullMQ addBulk)   ${fmt(t3 - t2)} ms  (${fmt(submitted.toEnqueue.length)} jobs; ${fmt(waiting)} waiting; children wait for their parents)`,
+    );
+    console.log(`  total                      ${fmt(t3 - t0)} ms = ${fmt(rate)} rows/s`);
+    console.log(`  enqueue rate               = ${fmt(rate)} rows/s  (target >= 20,000)  ${verdict(ok)}`);
+    return ok;
+  } finally {
+    await queue.close();
+    await clients.close();
+    store.close();
+  }
+}
+
+async function phases(env: Env): Promise<boolean[]> {
+  const all = [
+    ["nolimit", noLimitPhase],
+    ["rate", ratePhase],
+    ["enqueue", enqueuePhase],
+  ] as const;
+  const results: boolean[] = [];
+  for (const [name, phase] of all) {
+    if (!ONLY.has(name)) continue;
+    if (env.signal.aborted) throw new Error("interrupted");
+    results.push(await phase(env));
+  }
+  return results;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "tas-bench-push-"));
+  const prefix = `tas-bench-${randomUUID()}`;
+  const stop = new AbortController();
+  process.once("SIGINT", () => stop.abort());
+  process.once("SIGTERM", () => stop.abort());
+  const sim = await spawnSimulator(["--companies", "1", "--plans", "0", "--reports", "0"]);
+  try {
+    const company = sim.companies[0];
+    if (!company) throw new Error("simulator reported no company");
+    const logger = createLogger({ level: "warn", pretty: false });
+    const env: Env = { sim, company, dir, prefix, logger, signal: stop.signal };
+    console.log(
+      `bench:push — company ${company.id}, projects ${company.projectIds.join(", ")} (simulator in a child process), Redis ${REDIS_URL}`,
+    );
+    const results = await phases(env);
+    const rss = peakRssMb();
+    console.log("");
+    console.log(`peak RSS of the bench process: ${fmt(rss)} MB`);
+    console.log(`overall: ${verdict(results.every(Boolean))}`);
+  } finally {
+    await sim.stop();
+    const deleted = await deleteKeys(REDIS_URL, prefix);
+    console.log(`cleanup: deleted ${fmt(deleted)} Redis key(s) under ${prefix}*, removed ${dir}`);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(`bench:push failed: ${err instanceof Error ? err.message : String(err)}`);
+  process.exitCode = 1;
+});

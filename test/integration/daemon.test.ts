@@ -1,0 +1,348 @@
+/**
+ * The daemon side on a real Redis (a fresh BullMQ prefix per test, its keys deleted after),
+ * the simulator in this process and a real SQLite file: job schedulers follow the config,
+ * the sync worker runs scheduled syncs (and records failed ones), and the built CLI's
+ * `daemon` starts, syncs and stops on SIGTERM, or refuses to start without Redis.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type Config, parseConfig } from "../../src/config.js";
+import { createLogger } from "../../src/log.js";
+import { SyncQueue } from "../../src/queue/sync.js";
+import { createClients } from "../../src/runtime.js";
+import { type RunningSimulator, startSimulator } from "../../src/simulator/server.js";
+import { openStore, type Sqlite } from "../../src/store/db.js";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const BIN = join(ROOT, "dist/src/bin.js");
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const logger = createLogger({ level: "silent", pretty: false });
+const FIRST = 5251;
+const SECOND = 5252;
+
+interface SyncRun {
+  company_id: number;
+  trigger: string;
+  status: string;
+  inserted: number;
+  error: string | null;
+}
+
+let sim: RunningSimulator;
+let dir: string;
+const prefixes: string[] = [];
+/** Closed after each test, whatever it asserted. */
+const cleanups: (() => Promise<void> | void)[] = [];
+
+function newPrefix(): string {
+  const prefix = `tas-test-${randomUUID()}`;
+  prefixes.push(prefix);
+  return prefix;
+}
+
+function rawConfig(over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    baseUrl: sim.baseUrl,
+    database: join(dir, `${randomUUID()}.db`),
+    redisUrl: REDIS_URL,
+    queuePrefix: newPrefix(),
+    logLevel: "warn",
+    http: { timeoutMs: 2000, maxAttempts: 1, maxRequestsPerSecond: 1000 },
+    companies: sim.companies.map((c) => ({
+      id: c.id,
+      reportIds: c.reportIds,
+      auth: { token: c.staticToken },
+    })),
+    ...over,
+  };
+}
+
+const config = (over: Record<string, unknown> = {}): Config => parseConfig(rawConfig(over), "(test)");
+
+/** A migrated database for the config (the worker opens it without migrating). */
+function storeFor(cfg: Config): Sqlite {
+  const store = openStore(cfg.database);
+  cleanups.push(() => store.close());
+  return store.sqlite;
+}
+
+function syncQueue(cfg: Config): SyncQueue {
+  const clients = createClients(cfg, logger);
+  const queue = new SyncQueue(cfg, clients, logger);
+  cleanups.push(async () => {
+    await queue.close();
+    await clients.close();
+  });
+  return queue;
+}
+
+const runs = (sqlite: Sqlite): SyncRun[] =>
+  sqlite
+    .prepare("SELECT company_id, trigger, status, inserted, error FROM sync_runs ORDER BY id")
+    .all() as SyncRun[];
+
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 15_000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Finished runs once every one of `companies` has one, else undefined. */
+function finishedRuns(sqlite: Sqlite, companies: number[]): SyncRun[] | undefined {
+  const done = runs(sqlite).filter((r) => r.status !== "running");
+  return companies.every((id) => done.some((r) => r.company_id === id)) ? done : undefined;
+}
+
+async function deleteKeys(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}:*`, "COUNT", 500);
+      cursor = next;
+      if (keys.length) await redis.del(...keys);
+    } while (cursor !== "0");
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Newest .ts under a folder (recursively), for deciding whether dist/ is stale. */
+function newestSource(folder: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
+    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+function buildIfStale(): void {
+  let built = 0;
+  try {
+    built = statSync(BIN).mtimeMs;
+  } catch {}
+  const newest = Math.max(newestSource(join(ROOT, "src")), newestSource(join(ROOT, "jobs")));
+  if (newest > built)
+    execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
+}
+
+beforeAll(async () => {
+  buildIfStale();
+  sim = await startSimulator({ port: 0, plans: 5, reports: 2 });
+  dir = mkdtempSync(join(tmpdir(), "tas-daemon-test-"));
+}, 120_000);
+
+afterEach(async () => {
+  for (const clean of cleanups.splice(0).reverse()) await clean();
+});
+
+afterAll(async () => {
+  await sim?.close();
+  for (const prefix of prefixes) await deleteKeys(prefix);
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("SyncQueue", () => {
+  it("keeps one job scheduler per configured company and removes those of companies no longer configured", async () => {
+    const both = config({ sync: { everyMinutes: 7 } });
+    const queue = syncQueue(both);
+    await queue.schedule();
+    await queue.schedule(); // again: still one per company
+    const schedulers = await queue.queue.getJobSchedulers();
+    expect(schedulers.map((s) => s.key).sort()).toEqual([`sync-company-${FIRST}`, `sync-company-${SECOND}`]);
+    expect(schedulers.map((s) => Number(s.every))).toEqual([7 * 60_000, 7 * 60_000]);
+
+    // The same deployment (same prefix), restarted with one company less.
+    const onlyFirst = config({
+      queuePrefix: both.queuePrefix,
+      companies: [{ id: FIRST, auth: { token: `sim-token-${FIRST}` } }],
+    });
+    const shrunk = syncQueue(onlyFirst);
+    await shrunk.schedule();
+    const left = await shrunk.queue.getJobSchedulers();
+    expect(left.map((s) => s.key)).toEqual([`sync-company-${FIRST}`]);
+  });
+
+  it("skips the job a removed company's scheduler had already queued", async () => {
+    const both = config({ sync: { everyMinutes: 60 } });
+    await syncQueue(both).schedule(); // each scheduler queues its first run at once; no worker yet
+    const onlyFirst = config({
+      queuePrefix: both.queuePrefix,
+      database: both.database,
+      sync: { everyMinutes: 60 },
+      companies: [{ id: FIRST, auth: { token: `sim-token-${FIRST}` } }],
+    });
+    const sqlite = storeFor(onlyFirst);
+    const queue = syncQueue(onlyFirst);
+    await queue.schedule();
+    expect(await queue.queue.getWaitingCount()).toBe(2); // the removed company's job is still there
+    queue.startWorker();
+
+    const jobs = await until("both jobs completed", async () => {
+      const done = await queue.queue.getCompleted();
+      return done.length === 2 ? done : undefined;
+    });
+    const results = jobs
+      .map((j) => [j.data.companyId, j.returnvalue?.skipped ?? j.returnvalue?.status])
+      .sort();
+    expect(results).toEqual([
+      [FIRST, "succeeded"],
+      [SECOND, "company not in the config"],
+    ]);
+    expect(runs(sqlite).map((r) => r.company_id)).toEqual([FIRST]);
+  });
+
+  it("runs each company's first scheduled sync right away and records it with trigger 'schedule'", async () => {
+    // everyMinutes 60: a run seen within seconds can only be the scheduler's first, immediate one.
+    const cfg = config({ sync: { everyMinutes: 60 } });
+    const sqlite = storeFor(cfg);
+    const queue = syncQueue(cfg);
+    await queue.schedule();
+    queue.startWorker();
+
+    const done = await until("a finished scheduled run per company", () =>
+      finishedRuns(sqlite, [FIRST, SECOND]),
+    );
+    expect(done.map((r) => [r.company_id, r.trigger, r.status]).sort()).toEqual([
+      [FIRST, "schedule", "succeeded"],
+      [SECOND, "schedule", "succeeded"],
+    ]);
+    const plans = sqlite
+      .prepare("SELECT company_id, count(*) AS n FROM plans GROUP BY company_id ORDER BY company_id")
+      .all();
+    expect(plans).toEqual([
+      { company_id: FIRST, n: 5 },
+      { company_id: SECOND, n: 5 },
+    ]);
+    // The job finished as completed (the scheduler's next run stays delayed for an hour).
+    await until("both jobs completed", async () =>
+      (await queue.queue.getCompletedCount()) === 2 ? true : undefined,
+    );
+  });
+
+  it("records a sync the service fails as failed in sync_runs, and fails its job", async () => {
+    const failing = await startSimulator({ port: 0, plans: 3, reports: 1, faults: { errorRate: 1 } });
+    cleanups.push(() => failing.close());
+    const company = failing.companies[0];
+    if (!company) throw new Error("no company");
+    const cfg = config({
+      baseUrl: failing.baseUrl,
+      companies: [{ id: company.id, reportIds: company.reportIds, auth: { token: company.staticToken } }],
+    });
+    const sqlite = storeFor(cfg);
+    const queue = syncQueue(cfg);
+    await queue.schedule();
+    queue.startWorker();
+
+    const [run] = await until("a finished run", () => finishedRuns(sqlite, [company.id]));
+    expect(run).toMatchObject({ company_id: company.id, trigger: "schedule", status: "failed" });
+    expect(run?.error).toMatch(/500|server/i);
+    const failed = await until("the failed job", async () => {
+      const jobs = await queue.queue.getFailed();
+      return jobs.length ? jobs : undefined;
+    });
+    expect(failed[0]?.failedReason).toMatch(new RegExp(`sync of company ${company.id} failed`));
+  });
+});
+
+interface Exited {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderr: string;
+  stdout: string;
+}
+
+function spawnCli(args: string[]): { child: ChildProcess; exited: Promise<Exited> } {
+  const { TAS_CONFIG: _ignored, ...env } = process.env;
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: { ...env, TAS_LOG_FORMAT: "json" },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (d) => {
+    stdout += d;
+  });
+  child.stderr?.on("data", (d) => {
+    stderr += d;
+  });
+  const exited = new Promise<Exited>((done, fail) => {
+    child.on("error", fail);
+    child.on("close", (code, signal) => done({ code, signal, stderr, stdout }));
+  });
+  cleanups.push(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  });
+  return { child, exited };
+}
+
+function writeConfig(raw: Record<string, unknown>): string {
+  const path = join(dir, `${randomUUID()}.json`);
+  writeFileSync(path, JSON.stringify(raw, null, 2));
+  return path;
+}
+
+/** A TCP port nothing listens on (bound, then released). */
+async function unusedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const address = server.address();
+  await new Promise<void>((r) => server.close(() => r()));
+  if (!address || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+describe("tas-sync daemon (built CLI)", () => {
+  it("starts, runs the scheduled syncs, and exits 0 within seconds of SIGTERM", async () => {
+    const raw = rawConfig({ logLevel: "info" });
+    const { child, exited } = spawnCli(["daemon", "--config", writeConfig(raw)]);
+    const sqlite = storeFor(parseConfig(raw, "(test)"));
+    const done = await until(
+      "the daemon's scheduled syncs",
+      async () => {
+        if (child.exitCode !== null) throw new Error(`daemon exited early: ${(await exited).stderr}`);
+        return finishedRuns(sqlite, [FIRST, SECOND]);
+      },
+      30_000,
+    );
+    expect(done.map((r) => [r.trigger, r.status])).toEqual([
+      ["schedule", "succeeded"],
+      ["schedule", "succeeded"],
+    ]);
+
+    const stopAt = Date.now();
+    child.kill("SIGTERM");
+    const result = await exited;
+    expect(Date.now() - stopAt).toBeLessThan(5_000);
+    expect(result).toMatchObject({ code: 0, signal: null });
+    expect(result.stderr).toContain("daemon started");
+    expect(result.stderr).toContain("stopping");
+  }, 60_000);
+
+  it("exits non-zero at once, with one line naming the URL, when Redis cannot be reached", async () => {
+    const url = `redis://127.0.0.1:${await unusedPort()}`;
+    const started = Date.now();
+    const { exited } = spawnCli(["daemon", "--config", writeConfig(rawConfig({ redisUrl: url }))]);
+    const result = await exited;
+    // Node's own start-up is ~0.4 s; a connection left to ioredis's disconnect timer took 2.4 s.
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(result.code).not.toBe(0);
+    const lines = result.stderr.split("\n").filter((l) => l.trim() !== "");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`cannot reach Redis at ${url}`);
+    expect(lines[0]).toContain("ECONNREFUSED");
+    expect(result.stdout).toBe("");
+  });
+});
