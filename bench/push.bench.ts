@@ -76,7 +76,7 @@ async function pushAll(
     await queue.enqueue(submitted.toEnqueue);
     const cpu = process.cpuUsage();
     queue.startWorker();
-    const result = await waitForBatch(store.sqlite, batchId, { pollMs: 100, signal: env.signal });
+    const result = await waitForBatch(store.sqlite, batchId, { pollMs: 500, signal: env.signal });
     if (!result.done) throw new Error(result.reason);
     const used = process.cpuUsage(cpu);
     // The outbox stamps each settle with the wall clock, to the millisecond.

@@ -26,6 +26,6 @@ export async function waitForBatch(
     if (opts.signal?.aborted) return { done: false, counts, reason: "interrupted" };
     const stop = await opts.check?.();
     if (stop) return { done: false, counts, reason: stop };
-    await new Promise((resolve) => setTimeout(resolve, opts.pollMs ?? 250));
+    await new Promise((resolve) => setTimeout(resolve, opts.pollMs ?? 500));
   }
 }

@@ -29,9 +29,10 @@ export const scenarioRequests = sqliteTable(
     updatedAt: text("updated_at").notNull(),
   },
   (t) => [
-    index("scenario_requests_status_idx").on(t.status),
+    // No index on status: every status change would rewrite it (a third of a create's
+    // cost); queries by status alone scan the outbox, which is cheap at its size.
     index("scenario_requests_parent_idx").on(t.parentKey),
-    index("scenario_requests_batch_idx").on(t.batchId, t.status),
+    index("scenario_requests_batch_idx").on(t.batchId),
   ],
 );
 
