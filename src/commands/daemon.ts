@@ -8,6 +8,8 @@ import { queuedKeys, takeReady } from "../store/outbox.js";
 import { failAbandonedRuns } from "../store/runs.js";
 import type { Command } from "./types.js";
 
+const RECONCILE_MS = 60_000;
+
 export const daemonCommand: Command = {
   name: "daemon",
   summary: "run the scheduled syncs and the push workers (BullMQ on Redis)",
@@ -27,7 +29,7 @@ Options:
     await assertRedis(cfg.redisUrl);
     const store = openStore(cfg.database);
     const now = new Date().toISOString();
-    const abandoned = failAbandonedRuns(store.sqlite, now, now);
+    const abandoned = failAbandonedRuns(store.sqlite, new Date());
     if (abandoned) ctx.logger.warn({ abandoned }, "marked sync runs of an earlier, dead process as failed");
     const clients = createClients(cfg, ctx.logger);
     const sync = ctx.flags["no-sync"] ? null : new SyncQueue(cfg, clients, ctx.logger);
@@ -39,11 +41,23 @@ Options:
         await sync.schedule();
         sync.startWorker();
       }
+      let reconciler: NodeJS.Timeout | undefined;
       if (push) {
-        const keys = [...queuedKeys(store.sqlite), ...takeReady(store.sqlite, now)];
-        await push.enqueue(keys);
+        const requeue = async () => {
+          const keys = [...queuedKeys(store.sqlite), ...takeReady(store.sqlite, new Date().toISOString())];
+          await push.enqueue(keys);
+          return keys.length;
+        };
+        const keys = await requeue();
         push.startWorker();
-        if (keys.length) ctx.logger.info({ rows: keys.length }, "re-queued push rows left by an earlier run");
+        if (keys) ctx.logger.info({ rows: keys }, "re-queued push rows left by an earlier run");
+        // Now and then, give a job to any row left queued without one (job ids make this a
+        // no-op for rows that have theirs), and queue children whose parent got created.
+        reconciler = setInterval(() => {
+          requeue().catch((err: Error) =>
+            ctx.logger.warn({ err: err.message }, "re-queue of push rows failed"),
+          );
+        }, RECONCILE_MS);
       }
       ctx.logger.info(
         {
@@ -57,6 +71,7 @@ Options:
         if (ctx.stopSignal.aborted) resolve();
         ctx.stopSignal.addEventListener("abort", () => resolve(), { once: true });
       });
+      clearInterval(reconciler);
       ctx.logger.info("stopping: waiting for running jobs to finish");
       return 0;
     } finally {

@@ -1,11 +1,12 @@
 /** The push queue: enqueue outbox rows, run create-scenario workers, pause on a refused token. */
-import { type Job, Queue, Worker } from "bullmq";
+import { DelayedError, type Job, Queue, Worker } from "bullmq";
 import * as createJob from "../../jobs/create-scenario.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import { PushUnauthorizedError } from "../push/create.js";
 import type { Clients } from "../runtime.js";
 import type { Sqlite } from "../store/db.js";
+import { getRequest, markFailed } from "../store/outbox.js";
 import { createRedis } from "./connection.js";
 import { SharedRateLimiter } from "./rate-limit.js";
 
@@ -76,7 +77,7 @@ export class PushQueue {
     this.#workerRedis = createRedis(cfg.redisUrl);
     const worker = new Worker(
       PUSH_QUEUE,
-      async (job: Job) => {
+      async (job: Job, token?: string) => {
         try {
           const result = await createJob.process(
             job.data,
@@ -93,6 +94,10 @@ export class PushQueue {
               { err: err.message },
               "PUSH PAUSED: the service refuses our token even after re-authenticating. Fix the credentials, then run `tas-sync resume-push`.",
             );
+            // Not the row's fault: put the job back without using up one of its attempts;
+            // it runs again once the queue is resumed.
+            await job.moveToDelayed(Date.now() + 1000, token);
+            throw new DelayedError();
           }
           throw err;
         }
@@ -106,8 +111,14 @@ export class PushQueue {
       },
     );
     worker.on("failed", (job, err) => {
-      if (job && err.name !== "RetryLaterError")
+      if (!job) return;
+      if (err.name !== "RetryLaterError")
         logger.warn({ key: job.data?.key, err: err.message }, "push job failed");
+      // A job that fails for good outside the normal outcomes (Redis or SQLite trouble) must
+      // not leave its row queued with no job behind it: settle the row as failed.
+      if (job.attemptsMade >= (job.opts.attempts ?? 1)) {
+        settleAbandoned(this.deps.sqlite, String(job.data?.key), err.message);
+      }
     });
     worker.on("error", (err) => logger.error({ err: err.message }, "push worker error"));
     this.#worker = worker;
@@ -119,5 +130,12 @@ export class PushQueue {
     await this.queue.close();
     this.#redis.disconnect();
     this.#workerRedis?.disconnect();
+  }
+}
+
+function settleAbandoned(sqlite: Sqlite, key: string, message: string): void {
+  const row = getRequest(sqlite, key);
+  if (row && (row.status === "pending" || row.status === "queued")) {
+    markFailed(sqlite, key, "JOB_FAILED", `the job failed for good: ${message}`, new Date().toISOString());
   }
 }

@@ -82,11 +82,16 @@ export function recordSyncError(
     .run(runId, entity, entityId, code, httpStatus, message);
 }
 
-/** Runs left 'running' by a process that died: mark them failed so they do not look alive. */
-export function failAbandonedRuns(sqlite: Sqlite, olderThan: string, now: string): number {
+/**
+ * Runs left 'running' by a process that died: mark them failed so they do not look alive.
+ * Only runs older than `maxAgeMs` (a 100k-plan sync takes seconds): a younger one may belong
+ * to another live process.
+ */
+export function failAbandonedRuns(sqlite: Sqlite, now: Date, maxAgeMs = 60 * 60_000): number {
+  const olderThan = new Date(now.getTime() - maxAgeMs).toISOString();
   return sqlite
     .prepare(
       "UPDATE sync_runs SET status = 'failed', finished_at = ?, error = 'abandoned: the process ended before the run finished' WHERE status = 'running' AND started_at < ?",
     )
-    .run(now, olderThan).changes;
+    .run(now.toISOString(), olderThan).changes;
 }

@@ -85,7 +85,9 @@ describe("push recovery", () => {
 
   it("creates the refused rows once after the token is fixed and the queue resumed", async () => {
     const WRONG = "wrong-token-Vb2kR9";
-    h = await startPushHarness({ config: { companies: [{ id: COMPANY, auth: { token: WRONG } }] } });
+    // One attempt only: had the 401 used it up, the row could not be created after resuming.
+    const push = { ratePerSecond: 200, concurrency: 2, maxAttempts: 1, lockDurationMs: 1000 };
+    h = await startPushHarness({ config: { companies: [{ id: COMPANY, auth: { token: WRONG } }], push } });
     const t = h;
     const file = t.seed("refused.ndjson", [
       seedRow("Refused suite"),
@@ -97,7 +99,7 @@ describe("push recovery", () => {
       "push queue: PAUSED (run tas-sync resume-push); jobs waiting 0, active 0, delayed 1",
     );
 
-    const good = simConfig(t.sim, t.dir, t.prefix, {});
+    const good = simConfig(t.sim, t.dir, t.prefix, { push });
     writeFileSync(t.configPath, JSON.stringify(good));
     expect((await t.cli(["resume-push"])).out).toEqual(["push queue resumed"]);
     const run = await t.cli(["push", file, "--wait"]);
