@@ -28,7 +28,6 @@ Options:
     const cfg = ctx.config();
     await assertRedis(cfg.redisUrl);
     const store = openStore(cfg.database);
-    const now = new Date().toISOString();
     const abandoned = failAbandonedRuns(store.sqlite, new Date());
     if (abandoned) ctx.logger.warn({ abandoned }, "marked sync runs of an earlier, dead process as failed");
     const clients = createClients(cfg, ctx.logger);

@@ -4,6 +4,7 @@ import { PushQueue } from "../queue/push.js";
 import { createClients } from "../runtime.js";
 import { openStore } from "../store/db.js";
 import { failedRows, failureReasons, resetFailed, statusCounts, takeReady } from "../store/outbox.js";
+import { withPushQueue } from "./push-env.js";
 import { formatTable } from "./table.js";
 import { type Command, intFlag } from "./types.js";
 
@@ -117,13 +118,8 @@ Options:
   --code CODE      only rows that failed with this reason code
   --key KEY        only this row`,
   options: { code: { type: "string" }, key: { type: "string" } },
-  run: async (ctx) => {
-    const cfg = ctx.config();
-    await assertRedis(cfg.redisUrl);
-    const store = openStore(cfg.database);
-    const clients = createClients(cfg, ctx.logger);
-    const queue = new PushQueue({ cfg, sqlite: store.sqlite, clients, logger: ctx.logger });
-    try {
+  run: (ctx) =>
+    withPushQueue(ctx.config(), ctx.logger, async ({ store, queue }) => {
       const now = new Date().toISOString();
       const reset = resetFailed(
         store.sqlite,
@@ -140,12 +136,7 @@ Options:
         `${reset.length} failed row(s) back to pending; ${ready.length} queued now (the daemon or push --wait creates them)`,
       );
       return 0;
-    } finally {
-      await queue.close();
-      await clients.close();
-      store.close();
-    }
-  },
+    }),
 };
 
 export const resumePushCommand: Command = {
@@ -156,20 +147,10 @@ export const resumePushCommand: Command = {
 The push queue pauses itself when the service refuses the token even after one
 re-authentication. Fix the credentials in the config, then run this.`,
   options: {},
-  run: async (ctx) => {
-    const cfg = ctx.config();
-    await assertRedis(cfg.redisUrl);
-    const store = openStore(cfg.database);
-    const clients = createClients(cfg, ctx.logger);
-    const queue = new PushQueue({ cfg, sqlite: store.sqlite, clients, logger: ctx.logger });
-    try {
+  run: (ctx) =>
+    withPushQueue(ctx.config(), ctx.logger, async ({ queue }) => {
       await queue.queue.resume();
       ctx.out("push queue resumed");
       return 0;
-    } finally {
-      await queue.close();
-      await clients.close();
-      store.close();
-    }
-  },
+    }),
 };

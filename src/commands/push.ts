@@ -3,12 +3,9 @@ import { randomUUID } from "node:crypto";
 import { formatProblem } from "../push/seed/index.js";
 import { type LoadedSeed, loadSeed, recordSeed } from "../push/submit.js";
 import { waitForBatch } from "../push/wait.js";
-import { assertRedis } from "../queue/connection.js";
-import { PushQueue } from "../queue/push.js";
-import { createClients } from "../runtime.js";
-import { openStore } from "../store/db.js";
 import { failureReasons, queuedKeysOf, type StatusCounts, statusCounts } from "../store/outbox.js";
 import { Progress } from "./progress.js";
+import { type PushEnv, withPushQueue } from "./push-env.js";
 import type { Command, CommandContext } from "./types.js";
 
 const MAX_LISTED = 50;
@@ -62,63 +59,58 @@ async function runPush(ctx: CommandContext): Promise<number> {
   }
   if (ctx.flags["dry-run"]) return dryRun(ctx, seed);
 
-  await assertRedis(cfg.redisUrl);
-  const store = openStore(cfg.database);
-  const clients = createClients(cfg, ctx.logger);
-  const progress = ctx.flags.wait ? new Progress(seed.valid.length, "push") : null;
-  const queue = new PushQueue({ cfg, sqlite: store.sqlite, clients, logger: ctx.logger });
-  try {
-    const batchId = randomUUID();
-    const submitted = recordSeed(store.sqlite, seed, batchId, new Date().toISOString());
-    await queue.enqueue(submitted.toEnqueue);
-    const s = submitted.skipped;
+  return withPushQueue(cfg, ctx.logger, (env) => submit(ctx, env, seed));
+}
+
+/** Record the file, queue what is ready, and with --wait run the workers until it settles. */
+async function submit(ctx: CommandContext, { store, queue }: PushEnv, seed: LoadedSeed): Promise<number> {
+  const batchId = randomUUID();
+  const submitted = recordSeed(store.sqlite, seed, batchId, new Date().toISOString());
+  await queue.enqueue(submitted.toEnqueue);
+  const s = submitted.skipped;
+  ctx.out(
+    `recorded ${submitted.recorded} row(s), queued ${submitted.toEnqueue.length} now (children follow their parents); ` +
+      `skipped ${s.created + s.exists + s.failed} settled earlier (created ${s.created}, exists ${s.exists}, failed ${s.failed})`,
+  );
+  if (submitted.changedPayload.length) {
     ctx.out(
-      `recorded ${submitted.recorded} row(s), queued ${submitted.toEnqueue.length} now (children follow their parents); ` +
-        `skipped ${s.created + s.exists + s.failed} settled earlier (created ${s.created}, exists ${s.exists}, failed ${s.failed})`,
+      `note: ${submitted.changedPayload.length} key(s) were recorded earlier with a different payload; the recorded one is kept (e.g. ${submitted.changedPayload[0]})`,
     );
-    if (submitted.changedPayload.length) {
-      ctx.out(
-        `note: ${submitted.changedPayload.length} key(s) were recorded earlier with a different payload; the recorded one is kept (e.g. ${submitted.changedPayload[0]})`,
-      );
-    }
-    if (!ctx.flags.wait) {
-      ctx.out("the daemon (tas-sync daemon) will create them; follow with tas-sync status");
-      return 0;
-    }
-    // Nothing unsettled: no worker (BullMQ misses its stalled-check timer if closed at once).
-    const before = statusCounts(store.sqlite, batchId);
-    if (before.pending + before.queued > 0) queue.startWorker();
-    let lastReconcile = Date.now();
-    const result = await waitForBatch(store.sqlite, batchId, {
-      signal: ctx.stopSignal,
-      onProgress: (c) => progress?.update(c.created + c.exists + c.failed),
-      check: async () => {
-        if (await queue.queue.isPaused())
-          return "the push queue is paused (the service refused our token); see the log";
-        // A row left queued without a job (its job died outside the normal path) would
-        // wait forever: re-add jobs now and then. Job ids make this a no-op otherwise.
-        if (Date.now() - lastReconcile > RECONCILE_MS) {
-          lastReconcile = Date.now();
-          await queue.enqueue(queuedKeysOf(store.sqlite, batchId));
-        }
-        return null;
-      },
-    });
-    progress?.finish();
-    printSummary(ctx, result.counts, failureReasons(store.sqlite, batchId));
-    if (!result.done) {
-      ctx.out(
-        `stopped waiting: ${result.reason}; unsettled rows stay queued (run push --wait again, or the daemon)`,
-      );
-      return 1;
-    }
-    // Rows of the file that failed in an earlier push are not "done" either (see Exit codes).
-    return result.counts.failed + s.failed > 0 ? 1 : 0;
-  } finally {
-    await queue.close();
-    await clients.close();
-    store.close();
   }
+  if (!ctx.flags.wait) {
+    ctx.out("the daemon (tas-sync daemon) will create them; follow with tas-sync status");
+    return 0;
+  }
+  const progress = new Progress(submitted.recorded, "push");
+  // Nothing unsettled: no worker (BullMQ misses its stalled-check timer if closed at once).
+  const before = statusCounts(store.sqlite, batchId);
+  if (before.pending + before.queued > 0) queue.startWorker();
+  let lastReconcile = Date.now();
+  const result = await waitForBatch(store.sqlite, batchId, {
+    signal: ctx.stopSignal,
+    onProgress: (c) => progress.update(c.created + c.exists + c.failed),
+    check: async () => {
+      if (await queue.queue.isPaused())
+        return "the push queue is paused (the service refused our token); see the log";
+      // A row left queued without a job (its job died outside the normal path) would
+      // wait forever: re-add jobs now and then. Job ids make this a no-op otherwise.
+      if (Date.now() - lastReconcile > RECONCILE_MS) {
+        lastReconcile = Date.now();
+        await queue.enqueue(queuedKeysOf(store.sqlite, batchId));
+      }
+      return null;
+    },
+  });
+  progress.finish();
+  printSummary(ctx, result.counts, failureReasons(store.sqlite, batchId));
+  if (!result.done) {
+    ctx.out(
+      `stopped waiting: ${result.reason}; unsettled rows stay queued (run push --wait again, or the daemon)`,
+    );
+    return 1;
+  }
+  // Rows of the file that failed in an earlier push are not "done" either (see Exit codes).
+  return result.counts.failed + s.failed > 0 ? 1 : 0;
 }
 
 function reportProblems(ctx: CommandContext, file: string, seed: LoadedSeed): void {

@@ -1,5 +1,5 @@
 /** The push queue: enqueue outbox rows, run create-scenario workers, pause on a refused token. */
-import { DelayedError, type Job, Queue, Worker } from "bullmq";
+import { DelayedError, type Job, type Worker } from "bullmq";
 import * as createJob from "../../jobs/create-scenario.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
@@ -7,7 +7,7 @@ import { PushUnauthorizedError } from "../push/create.js";
 import type { Clients } from "../runtime.js";
 import type { Sqlite } from "../store/db.js";
 import { getRequest, markFailed } from "../store/outbox.js";
-import { createRedis } from "./connection.js";
+import { OwnedQueue } from "./owned-queue.js";
 import { SharedRateLimiter } from "./rate-limit.js";
 
 export const PUSH_QUEUE = "push";
@@ -23,16 +23,9 @@ export interface PushQueueDeps {
   onSettled?: (key: string, status: string) => void;
 }
 
-export class PushQueue {
-  readonly queue: Queue;
-  #worker: Worker | null = null;
-  /** BullMQ does not close connections it was given: we own and close both. */
-  #workerRedis: ReturnType<typeof createRedis> | null = null;
-  readonly #redis;
-
+export class PushQueue extends OwnedQueue {
   constructor(private readonly deps: PushQueueDeps) {
-    this.#redis = createRedis(deps.cfg.redisUrl);
-    this.queue = new Queue(PUSH_QUEUE, { connection: this.#redis, prefix: deps.cfg.queuePrefix });
+    super(PUSH_QUEUE, deps.cfg);
   }
 
   /** Add one job per key, in bulk; keys that already have a job are not added twice. */
@@ -63,7 +56,7 @@ export class PushQueue {
   startWorker(opts: { lockDurationMs?: number } = {}): Worker {
     const { cfg, logger } = this.deps;
     const limiter = new SharedRateLimiter(
-      this.#redis,
+      this.redis,
       `${cfg.queuePrefix}:${PUSH_QUEUE}:rate`,
       cfg.push.ratePerSecond,
     );
@@ -74,9 +67,7 @@ export class PushQueue {
       logger,
     };
     const lockMs = opts.lockDurationMs ?? cfg.push.lockDurationMs;
-    this.#workerRedis = createRedis(cfg.redisUrl);
-    const worker = new Worker(
-      PUSH_QUEUE,
+    const worker = this.runWorker(
       async (job: Job, token?: string) => {
         try {
           const result = await createJob.process(
@@ -103,8 +94,6 @@ export class PushQueue {
         }
       },
       {
-        connection: this.#workerRedis,
-        prefix: cfg.queuePrefix,
         concurrency: cfg.push.concurrency,
         lockDuration: lockMs,
         stalledInterval: Math.min(30_000, lockMs),
@@ -121,15 +110,7 @@ export class PushQueue {
       }
     });
     worker.on("error", (err) => logger.error({ err: err.message }, "push worker error"));
-    this.#worker = worker;
     return worker;
-  }
-
-  async close(): Promise<void> {
-    await this.#worker?.close();
-    await this.queue.close();
-    this.#redis.disconnect();
-    this.#workerRedis?.disconnect();
   }
 }
 

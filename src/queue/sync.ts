@@ -1,28 +1,21 @@
 /** The sync queue: one job scheduler per configured company, and the sync worker. */
-import { type Job, Queue, Worker } from "bullmq";
+import type { Job, Worker } from "bullmq";
 import * as syncJob from "../../jobs/sync-company.js";
 import type { Config } from "../config.js";
 import type { Logger } from "../log.js";
 import type { Clients } from "../runtime.js";
 import { openStore } from "../store/db.js";
-import { createRedis } from "./connection.js";
+import { OwnedQueue } from "./owned-queue.js";
 
 export const SYNC_QUEUE = "sync";
 
-export class SyncQueue {
-  readonly queue: Queue;
-  #worker: Worker | null = null;
-  /** BullMQ does not close connections it was given: we own and close both. */
-  #workerRedis: ReturnType<typeof createRedis> | null = null;
-  readonly #redis;
-
+export class SyncQueue extends OwnedQueue {
   constructor(
     private readonly cfg: Config,
     private readonly clients: Clients,
     private readonly logger: Logger,
   ) {
-    this.#redis = createRedis(cfg.redisUrl);
-    this.queue = new Queue(SYNC_QUEUE, { connection: this.#redis, prefix: cfg.queuePrefix });
+    super(SYNC_QUEUE, cfg);
   }
 
   /** Make the schedulers match the config: one per company, none for removed companies. */
@@ -44,9 +37,7 @@ export class SyncQueue {
   /** Syncs run one at a time per process, each on its own SQLite connection. */
   startWorker(): Worker {
     const { cfg, clients, logger } = this;
-    this.#workerRedis = createRedis(cfg.redisUrl);
-    const worker = new Worker(
-      SYNC_QUEUE,
+    const worker = this.runWorker(
       async (job: Job) => {
         // Removing a company's scheduler leaves a job it already queued (its first, immediate run).
         const { companyId } = syncJob.payloadSchema.parse(job.data);
@@ -66,17 +57,9 @@ export class SyncQueue {
           store.close();
         }
       },
-      { connection: this.#workerRedis, prefix: cfg.queuePrefix, concurrency: 1, lockDuration: 120_000 },
+      { concurrency: 1, lockDuration: 120_000 },
     );
     worker.on("error", (err) => logger.error({ err: err.message }, "sync worker error"));
-    this.#worker = worker;
     return worker;
-  }
-
-  async close(): Promise<void> {
-    await this.#worker?.close();
-    await this.queue.close();
-    this.#redis.disconnect();
-    this.#workerRedis?.disconnect();
   }
 }

@@ -2,44 +2,15 @@
  * The built CLI as a user runs it: `node dist/src/bin.js ...` from the repo root, against a
  * simulator started in this process (the child talks to it over real HTTP).
  */
-import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/server.js";
+import { cli, ensureBuilt, ROOT } from "../support/built-cli.js";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-const BIN = join(ROOT, "dist/src/bin.js");
 const WRONG_TOKEN = "wrong-token-Zq8vX2";
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI asynchronously, so this process's simulator keeps answering meanwhile. */
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  const { TAS_CONFIG: _ignored, ...base } = process.env;
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: ROOT,
-      env: { ...base, TAS_LOG_FORMAT: "json", ...env },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => {
-      stdout += d;
-    });
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    child.on("error", fail);
-    child.on("close", (code) => done({ code, stdout, stderr }));
-  });
-}
 
 let sim: RunningSimulator;
 let dir: string;
@@ -67,8 +38,7 @@ function simConfig(over: Record<string, unknown> = {}): Record<string, unknown> 
 }
 
 beforeAll(async () => {
-  if (!existsSync(BIN))
-    execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
+  await ensureBuilt();
   const built = (await import(join(ROOT, "dist/src/commands/index.js"))) as { commands: { name: string }[] };
   commandNames = built.commands.map((c) => c.name);
   sim = await startSimulator({ port: 0, plans: 5, reports: 2 });

@@ -12,7 +12,7 @@ import Database from "better-sqlite3";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/server.js";
-import { cli, ensureBuilt } from "./built-cli.js";
+import { cli, ensureBuilt } from "../support/built-cli.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const WRONG_TOKEN = "wrong-token-Kd5mP1";

@@ -4,12 +4,12 @@
  * the sync worker runs scheduled syncs (and records failed ones), and the built CLI's
  * `daemon` starts, syncs and stops on SIGTERM, or refuses to start without Redis.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Config, parseConfig } from "../../src/config.js";
@@ -18,9 +18,8 @@ import { SyncQueue } from "../../src/queue/sync.js";
 import { createClients } from "../../src/runtime.js";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/server.js";
 import { openStore, type Sqlite } from "../../src/store/db.js";
+import { ensureBuilt, type Run, startCli } from "../support/built-cli.js";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-const BIN = join(ROOT, "dist/src/bin.js");
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const logger = createLogger({ level: "silent", pretty: false });
 const FIRST = 5251;
@@ -118,28 +117,8 @@ async function deleteKeys(prefix: string): Promise<void> {
 }
 
 /** Newest .ts under a folder (recursively), for deciding whether dist/ is stale. */
-function newestSource(folder: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(folder, { withFileTypes: true })) {
-    const path = join(folder, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
-    else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-function buildIfStale(): void {
-  let built = 0;
-  try {
-    built = statSync(BIN).mtimeMs;
-  } catch {}
-  const newest = Math.max(newestSource(join(ROOT, "src")), newestSource(join(ROOT, "jobs")));
-  if (newest > built)
-    execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "inherit" });
-}
-
 beforeAll(async () => {
-  buildIfStale();
+  await ensureBuilt();
   sim = await startSimulator({ port: 0, plans: 5, reports: 2 });
   dir = mkdtempSync(join(tmpdir(), "tas-daemon-test-"));
 }, 120_000);
@@ -257,35 +236,12 @@ describe("SyncQueue", () => {
   });
 });
 
-interface Exited {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stderr: string;
-  stdout: string;
-}
-
-function spawnCli(args: string[]): { child: ChildProcess; exited: Promise<Exited> } {
-  const { TAS_CONFIG: _ignored, ...env } = process.env;
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: ROOT,
-    env: { ...env, TAS_LOG_FORMAT: "json" },
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (d) => {
-    stdout += d;
-  });
-  child.stderr?.on("data", (d) => {
-    stderr += d;
-  });
-  const exited = new Promise<Exited>((done, fail) => {
-    child.on("error", fail);
-    child.on("close", (code, signal) => done({ code, signal, stderr, stdout }));
-  });
+function spawnCli(args: string[]): { child: ChildProcess; exited: Promise<Run> } {
+  const { child, done } = startCli(args);
   cleanups.push(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   });
-  return { child, exited };
+  return { child, exited: done };
 }
 
 function writeConfig(raw: Record<string, unknown>): string {

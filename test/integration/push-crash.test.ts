@@ -4,7 +4,7 @@
  * killed worker's jobs stay locked in Redis until push.lockDurationMs (1 s here) runs out.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureBuilt, startCli } from "../e2e/built-cli.js";
+import { ensureBuilt, startCli } from "../support/built-cli.js";
 import { duplicates, flatRows, type PushHarness, type RequestRow, startPushHarness } from "./push-harness.js";
 
 const ROWS = 200;

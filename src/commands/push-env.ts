@@ -1,0 +1,31 @@
+/** What the push commands open (Redis check, database, API clients, push queue) and close. */
+import type { Config } from "../config.js";
+import type { Logger } from "../log.js";
+import { assertRedis } from "../queue/connection.js";
+import { PushQueue } from "../queue/push.js";
+import { type Clients, createClients } from "../runtime.js";
+import { openStore, type Store } from "../store/db.js";
+
+export interface PushEnv {
+  store: Store;
+  clients: Clients;
+  queue: PushQueue;
+}
+
+export async function withPushQueue<T>(
+  cfg: Config,
+  logger: Logger,
+  use: (env: PushEnv) => Promise<T>,
+): Promise<T> {
+  await assertRedis(cfg.redisUrl);
+  const store = openStore(cfg.database);
+  const clients = createClients(cfg, logger);
+  const queue = new PushQueue({ cfg, sqlite: store.sqlite, clients, logger });
+  try {
+    return await use({ store, clients, queue });
+  } finally {
+    await queue.close();
+    await clients.close();
+    store.close();
+  }
+}
