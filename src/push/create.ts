@@ -2,11 +2,12 @@
  * Create one outbox row's scenario, exactly once. The plain function behind the
  * create-scenario job (and so behind `push --wait` and the daemon alike).
  */
-import type { TasClient } from "../api/client.js";
+import type { CreatedScenario, TasClient } from "../api/client.js";
 import { type CreateScenarioBody, scenarioSchema } from "../api/schemas.js";
 import type { Logger } from "../log.js";
 import type { Sqlite } from "../store/db.js";
 import {
+  type AttemptKnowledge,
   beginAttempt,
   endAttempt,
   getRequest,
@@ -27,6 +28,8 @@ export interface CreateDeps {
   logger: Logger;
   now?: () => Date;
 }
+
+const LOCAL_WRITE_ATTEMPTS = 5;
 
 export type CreateResult =
   | { status: "created" | "exists" | "failed" | "skipped"; ready: string[] }
@@ -78,43 +81,63 @@ export async function createScenarioFor(
       began = true;
     }
   };
+  let answer: CreatedScenario;
   try {
-    const { text, scenario } = await deps
-      .clientFor(row.companyId)
-      .createScenario(row.projectId, body, beforeSend);
-    markCreated(sqlite, key, scenarioRow(scenario, text, key, row.companyId, now()), now());
-    return { status: "created", ready: takeChildren(sqlite, key, now()) };
+    answer = await deps.clientFor(row.companyId).createScenario(row.projectId, body, beforeSend);
   } catch (err) {
     const outcome = classifyFailure(err, uncertain);
+    // What this run knows of its own attempt (nothing, if it never got to send).
+    const sent = (sure: boolean): AttemptKnowledge => (!began ? "none" : sure ? "sure" : "unknown");
     switch (outcome.kind) {
       case "exists":
-        markExists(sqlite, key, outcome.message, now());
-        deps.logger.info(
-          { key },
-          "scenario already existed after an attempt with a lost answer; not created twice",
-        );
-        // Children need the parent's id, which a lost answer did not give us.
-        failChildren(sqlite, key, now());
+        if (markExists(sqlite, key, outcome.message, now())) {
+          deps.logger.info(
+            { key },
+            "scenario already existed after an attempt with a lost answer; not created twice",
+          );
+          // Children need the parent's id, which a lost answer did not give us.
+          failChildren(sqlite, key, now());
+        }
         return { status: "exists", ready: [] };
       case "failed":
-        markFailed(sqlite, key, outcome.code, outcome.message, now());
+        markFailed(sqlite, key, outcome.code, outcome.message, now(), sent(true));
         return { status: "failed", ready: [] };
       case "unauthorized":
-        endAttempt(sqlite, key, true, "UNAUTHORIZED", outcome.message, now());
+        endAttempt(sqlite, key, sent(true), "UNAUTHORIZED", outcome.message, now());
         throw new PushUnauthorizedError(`company ${row.companyId}: ${outcome.message}`);
       case "retry":
         if (finalAttempt) {
-          markFailed(
-            sqlite,
-            key,
-            outcome.code,
-            `gave up after ${row.attempts + 1} attempts: ${outcome.message}`,
-            now(),
-          );
+          const message = `gave up after ${row.attempts + 1} attempts: ${outcome.message}`;
+          markFailed(sqlite, key, outcome.code, message, now(), sent(outcome.sure));
           return { status: "failed", ready: [] };
         }
-        endAttempt(sqlite, key, outcome.sure, outcome.code, outcome.message, now());
+        endAttempt(sqlite, key, sent(outcome.sure), outcome.code, outcome.message, now());
         return { status: "retry", code: outcome.code, message: outcome.message };
+    }
+  }
+  // The service created it: record the answer. A local failure here is not the service's
+  // (and must not be classified as an unknown outcome, which would lose the id): retry it.
+  const created = scenarioRow(answer.scenario, answer.text, key, row.companyId, now());
+  await withLocalRetries(deps, `record scenario ${created.id} of ${key}`, () =>
+    markCreated(sqlite, key, created, now()),
+  );
+  return { status: "created", ready: takeChildren(sqlite, key, now()) };
+}
+
+/** A local SQLite write, retried a few times (another process may hold the write lock). */
+async function withLocalRetries(deps: CreateDeps, what: string, write: () => void): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      write();
+      return;
+    } catch (err) {
+      if (attempt >= LOCAL_WRITE_ATTEMPTS) {
+        // Say what was created, so it can be recovered by hand; the row stays in flight,
+        // and its retry will find the name taken and settle it as exists.
+        deps.logger.error({ err: (err as Error).message }, `could not ${what}`);
+        throw err;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
     }
   }
 }

@@ -173,20 +173,34 @@ export function beginAttempt(sqlite: Sqlite, key: string, now: string): boolean 
 }
 
 /** The attempt got an answer that says nothing was created (or will be retried after one). */
+/**
+ * What this run knows of the row's in-flight attempt: `none` (it sent nothing; an in-flight
+ * marker is an earlier, crashed attempt's), `sure` (it sent one and the answer says nothing
+ * was created), `unknown` (it sent one and the outcome is unknown).
+ */
+export type AttemptKnowledge = "none" | "sure" | "unknown";
+
+/** The attempt ended without settling the row (a retry follows, or the queue paused). */
 export function endAttempt(
   sqlite: Sqlite,
   key: string,
-  sure: boolean,
+  attempt: AttemptKnowledge,
   code: string,
   message: string,
   now: string,
 ): void {
+  // Only a sure answer to our own attempt clears the marker; otherwise the next attempt's
+  // write-ahead folds it into `uncertain`.
   prepared(
     sqlite,
-    "UPDATE scenario_requests SET in_flight = CASE WHEN ? THEN 0 ELSE in_flight END, error_code = ?, last_error = ?, updated_at = ? WHERE key = ?",
-  ).run(sure ? 1 : 0, code, message, now, key);
+    "UPDATE scenario_requests SET in_flight = CASE WHEN ? = 'sure' THEN 0 ELSE in_flight END, error_code = ?, last_error = ?, updated_at = ? WHERE key = ?",
+  ).run(attempt, code, message, now, key);
 }
 
+/**
+ * Record the service's answer. Applies to an unsettled row, or upgrades `exists` (a duplicate
+ * run of the same job that saw the name clash first): the answer carries the id.
+ */
 export function markCreated(sqlite: Sqlite, key: string, scenario: ScenarioRow, now: string): void {
   const write = perConnection(sqlite, "markCreated", () => {
     const insertScenario = inserter(sqlite, scenarios, {
@@ -194,7 +208,7 @@ export function markCreated(sqlite: Sqlite, key: string, scenario: ScenarioRow, 
     });
     const update = sqlite.prepare(
       `UPDATE scenario_requests SET status = 'created', scenario_id = ?, in_flight = 0, last_error = NULL,
-         error_code = NULL, updated_at = ? WHERE key = ?`,
+         error_code = NULL, updated_at = ? WHERE key = ? AND status IN ('pending', 'queued', 'exists')`,
     );
     return sqlite.transaction((k: string, s: ScenarioRow, at: string) => {
       insertScenario(s);
@@ -204,34 +218,48 @@ export function markCreated(sqlite: Sqlite, key: string, scenario: ScenarioRow, 
   write(key, scenario, now);
 }
 
-export function markExists(sqlite: Sqlite, key: string, message: string, now: string): void {
-  prepared(
-    sqlite,
-    "UPDATE scenario_requests SET status = 'exists', in_flight = 0, last_error = ?, error_code = NULL, updated_at = ? WHERE key = ?",
-  ).run(message, now, key);
+/** Returns whether the row was unsettled (and is now `exists`). */
+export function markExists(sqlite: Sqlite, key: string, message: string, now: string): boolean {
+  return (
+    prepared(
+      sqlite,
+      `UPDATE scenario_requests SET status = 'exists', in_flight = 0, last_error = ?, error_code = NULL, updated_at = ?
+       WHERE key = ? AND status IN ('pending', 'queued')`,
+    ).run(message, now, key).changes > 0
+  );
 }
 
 /**
- * Fail a row, and every unsettled descendant with reason "parent failed". Returns the count.
- * An attempt still in flight may have reached the server: that stays known as `uncertain`,
- * so that after retry-failed a name clash counts as "exists".
+ * Fail an unsettled row, and every unsettled descendant with reason "parent failed". Returns
+ * the count. `attempt` says what this run knows of the row's in-flight attempt: one that may
+ * have reached the server stays known as `uncertain`, so that after retry-failed a name clash
+ * counts as "exists" (a sure failure, like a first-attempt name clash, does not).
  */
-export function markFailed(sqlite: Sqlite, key: string, code: string, message: string, now: string): number {
+export function markFailed(
+  sqlite: Sqlite,
+  key: string,
+  code: string,
+  message: string,
+  now: string,
+  attempt: AttemptKnowledge = "none",
+): number {
   const fail = sqlite.prepare(
-    `UPDATE scenario_requests SET status = 'failed', uncertain = (uncertain OR in_flight), in_flight = 0,
-       error_code = ?, last_error = ?, updated_at = ? WHERE key = ?`,
+    `UPDATE scenario_requests SET status = 'failed',
+       uncertain = CASE ? WHEN 'none' THEN (uncertain OR in_flight) WHEN 'unknown' THEN 1 ELSE uncertain END,
+       in_flight = 0, error_code = ?, last_error = ?, updated_at = ?
+     WHERE key = ? AND status IN ('pending', 'queued')`,
   );
   const children = sqlite
     .prepare("SELECT key FROM scenario_requests WHERE parent_key = ? AND status IN ('pending', 'queued')")
     .pluck();
   return sqlite.transaction(() => {
-    fail.run(code, message, now, key);
+    if (fail.run(attempt, code, message, now, key).changes === 0) return 0;
     let count = 1;
     const stack = [key];
     while (stack.length) {
       const parent = stack.pop() as string;
       for (const child of children.all(parent) as string[]) {
-        fail.run("PARENT_FAILED", `parent failed: ${parent}`, now, child);
+        fail.run("none", "PARENT_FAILED", `parent failed: ${parent}`, now, child);
         count++;
         stack.push(child);
       }

@@ -207,8 +207,8 @@ describe("attempts", () => {
   it("forgets an attempt that surely did not reach the server, not one that may have", () => {
     recordRows(store.sqlite, [row("sure"), row("unsure")], "b", "/a", T0);
     for (const key of ["sure", "unsure"]) beginAttempt(store.sqlite, key, T0);
-    endAttempt(store.sqlite, "sure", true, "CONNECTION_FAILED", "refused", T0);
-    endAttempt(store.sqlite, "unsure", false, "TIMEOUT", "no answer", T0);
+    endAttempt(store.sqlite, "sure", "sure", "CONNECTION_FAILED", "refused", T0);
+    endAttempt(store.sqlite, "unsure", "unknown", "TIMEOUT", "no answer", T0);
     expect(getRequest(store.sqlite, "sure")).toMatchObject({
       inFlight: false,
       errorCode: "CONNECTION_FAILED",
@@ -216,6 +216,45 @@ describe("attempts", () => {
     expect(getRequest(store.sqlite, "unsure")).toMatchObject({ inFlight: true, lastError: "no answer" });
     expect(beginAttempt(store.sqlite, "sure", T1)).toBe(false);
     expect(beginAttempt(store.sqlite, "unsure", T1)).toBe(true);
+  });
+
+  it("keeps a crashed attempt's mark when a later run fails before sending anything", () => {
+    recordRows(store.sqlite, [row("a"), row("b")], "b", "/a", T0);
+    takeReady(store.sqlite, T0);
+    for (const key of ["a", "b"]) beginAttempt(store.sqlite, key, T0); // then: kill -9
+    // The next run cannot even get a token: nothing of its own was sent.
+    endAttempt(store.sqlite, "a", "none", "INVALID_CLIENT", "token refused", T1);
+    expect(beginAttempt(store.sqlite, "a", T1)).toBe(true);
+    markFailed(store.sqlite, "b", "INVALID_CLIENT", "token refused", T1, "none");
+    expect(getRequest(store.sqlite, "b")).toMatchObject({
+      status: "failed",
+      inFlight: false,
+      uncertain: true,
+    });
+  });
+
+  it("does not make a sure failure of our own attempt uncertain", () => {
+    recordRows(store.sqlite, [row("a")], "b", "/a", T0);
+    takeReady(store.sqlite, T0);
+    beginAttempt(store.sqlite, "a", T0);
+    markFailed(store.sqlite, "a", "INVALID_SCENARIO_NAME", "taken", T0, "sure");
+    expect(getRequest(store.sqlite, "a")).toMatchObject({
+      status: "failed",
+      inFlight: false,
+      uncertain: false,
+    });
+  });
+
+  it("lets no duplicate run of a job overwrite a settled row, but lets an answer with the id upgrade exists", () => {
+    recordRows(store.sqlite, [row("a"), row("b")], "b", "/a", T0);
+    takeReady(store.sqlite, T0);
+    created("a");
+    expect(markExists(store.sqlite, "a", "clash", T1)).toBe(false);
+    expect(markFailed(store.sqlite, "a", "X", "late failure", T1)).toBe(0);
+    expect(getRequest(store.sqlite, "a")).toMatchObject({ status: "created" });
+    expect(markExists(store.sqlite, "b", "clash", T1)).toBe(true);
+    created("b");
+    expect(getRequest(store.sqlite, "b")).toMatchObject({ status: "created" });
   });
 
   it("records a created row with its scenario and clears the in-flight mark", () => {

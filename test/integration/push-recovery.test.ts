@@ -147,6 +147,43 @@ describe("push recovery", () => {
     expect(t.request("After")).toMatchObject({ status: "created", attempts: 1, uncertain: 0 });
   });
 
+  it("keeps the id when recording a created scenario fails locally once", async () => {
+    h = await startPushHarness();
+    const t = h;
+    const cfg = parseConfig(simConfig(t.sim, t.dir, t.prefix, {}), "test config");
+    const store = t.store();
+    const now = new Date().toISOString();
+    const seed = await loadSeed(
+      cfg,
+      t.seed("local.ndjson", [seedRow("Parent"), seedRow("Child", { parent_key: "Parent" })]),
+    );
+    recordRows(store.sqlite, seed.valid, "b", seed.file, now);
+    takeReady(store.sqlite, now);
+    // The first write of a created scenario fails, as on a full disk or a held lock.
+    let failures = 1;
+    store.sqlite.function("fail_once", () => (failures-- > 0 ? 1 : 0));
+    store.sqlite.exec(
+      "CREATE TEMP TRIGGER fail_once BEFORE INSERT ON scenarios WHEN fail_once() = 1 BEGIN SELECT RAISE(ABORT, 'simulated disk full'); END",
+    );
+    const clients = createClients(cfg, logger);
+    const deps = { sqlite: store.sqlite, clientFor: clients.clientFor, acquireSlot: async () => {}, logger };
+    try {
+      expect(await createScenarioFor(deps, "Parent", false)).toMatchObject({
+        status: "created",
+        ready: ["Child"],
+      });
+      expect(await createScenarioFor(deps, "Child", false)).toMatchObject({ status: "created" });
+    } finally {
+      await clients.close();
+    }
+    expect(failures).toBe(-2);
+    const parent = t.request("Parent") as { status: string; scenario_id: number | null; attempts: number };
+    expect(parent).toMatchObject({ status: "created", attempts: 1 });
+    const sim = await t.scenarios();
+    expect(sim).toHaveLength(2);
+    expect(sim.find((s) => s.scenario_name === "Child")?.parent_id).toBe(parent.scenario_id);
+  });
+
   it("finds a create that timed out but was committed anyway to exist on the next attempt", async () => {
     h = await startPushHarness({ sim: { faults: { latencyMs: 1500 } } });
     const t = h;
