@@ -22,8 +22,8 @@ export interface ClientDeps {
 }
 
 export interface PlanStreamHandlers {
-  /** One plan's JSON text, exactly as received. */
-  onRecord(text: string): void;
+  /** One plan's JSON, its UTF-8 bytes exactly as received. */
+  onRecord(bytes: Buffer): void;
   /** The body failed midway and the list is fetched again: forget what was received. */
   onRestart(): void;
 }
@@ -60,13 +60,25 @@ export class TasClient {
             idempotent: true,
           }),
         );
+        // A failure of our own consumer (a full disk, say) is not the network's: it must
+        // leave here as it is, not as a retryable connection error.
+        let local: { err: unknown } | null = null;
+        const onRecord = (bytes: Buffer) => {
+          try {
+            handlers.onRecord(bytes);
+          } catch (err) {
+            local = { err };
+            throw err;
+          }
+        };
         try {
           for await (const chunk of res.body) {
             received = true;
-            splitter.push(chunk as Buffer, handlers.onRecord);
+            splitter.push(chunk as Buffer, onRecord);
           }
           splitter.end();
         } catch (err) {
+          if (local) throw (local as { err: unknown }).err;
           if (err instanceof JsonArrayFormatError) {
             throw new ResponseFormatError({
               operation: "listPlans",

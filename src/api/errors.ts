@@ -10,6 +10,8 @@ export interface ApiErrorInit {
   operation: Operation;
   status?: number | undefined;
   code: string;
+  /** The symbolic name the server's body gave, if it gave one. */
+  symbolic?: string | undefined;
   detail?: string | undefined;
   cause?: unknown;
 }
@@ -21,6 +23,8 @@ export class ApiError extends Error {
   /** The symbolic name from the body, or one we chose (TIMEOUT, CONNECTION_RESET, ...). */
   readonly code: string;
   readonly detail: string | undefined;
+  /** The symbolic name from the server's body (undefined when the body had none). */
+  readonly symbolic: string | undefined;
   /** Worth another attempt later (5xx, timeouts, resets, 429). */
   readonly retryable: boolean = false;
   /** The request may have reached the server and taken effect (matters for POST). */
@@ -33,6 +37,7 @@ export class ApiError extends Error {
     this.status = init.status;
     this.code = init.code;
     this.detail = init.detail;
+    this.symbolic = init.symbolic;
   }
 }
 
@@ -163,7 +168,7 @@ export function errorFromResponse(
   const symbolic = body.error?.toUpperCase().replace(/\s+/g, "_");
   const code =
     symbolic ?? DEFAULT_CODES[status] ?? (status >= 500 ? "INTERNAL_SERVER_ERROR" : `HTTP_${status}`);
-  const init: ApiErrorInit = { operation, status, code, detail: body.message };
+  const init: ApiErrorInit = { operation, status, code, symbolic, detail: body.message };
   if (status === 401 && operation === "token") return new InvalidCredentialsError(init);
   if (status === 401) return new UnauthorizedError(init);
   if (status === 403) return new AccessDeniedError(init);

@@ -1,6 +1,6 @@
 /**
- * Splits a JSON array arriving in chunks into the text of each top-level element, so a
- * list of 100,000 plans is never held in memory whole. It only finds boundaries (depth,
+ * Splits a JSON array arriving in chunks into the bytes of each top-level element, so a
+ * list of 100,000 plans is never held in memory whole (nor decoded before it is needed). It only finds boundaries (depth,
  * strings, escapes); each element is parsed by its consumer. Pure: no I/O.
  */
 export class JsonArrayFormatError extends Error {
@@ -33,8 +33,8 @@ export class JsonArraySplitter {
     return this.#count;
   }
 
-  /** Feed a chunk; `emit` gets each complete element's JSON text in order. */
-  push(chunk: Buffer, emit: (text: string) => void): void {
+  /** Feed a chunk; `emit` gets each complete element's UTF-8 JSON bytes, in order. */
+  push(chunk: Buffer, emit: (bytes: Buffer) => void): void {
     const buf = this.#pending.length ? Buffer.concat([this.#pending, chunk]) : chunk;
     // An open element was already scanned up to the end of the previous chunk.
     let i = this.#elementStart >= 0 ? this.#pending.length : 0;
@@ -58,7 +58,8 @@ export class JsonArraySplitter {
         // end the scalar, not count as a nested close.
         if (this.#depth === 0 && (b === COMMA || b === CLOSE_BRACKET || isSpace(b))) {
           // end of a scalar element (number, string, true, null...)
-          emit(buf.toString("utf8", this.#elementStart, i).trim());
+          // Whitespace ends a scalar, so the slice has none at its end.
+          emit(buf.subarray(this.#elementStart, i));
           this.#count++;
           this.#elementStart = -1;
           continue; // let the separator be handled below
@@ -68,7 +69,7 @@ export class JsonArraySplitter {
         else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
           this.#depth--;
           if (this.#depth === 0) {
-            emit(buf.toString("utf8", this.#elementStart, i + 1));
+            emit(buf.subarray(this.#elementStart, i + 1));
             this.#count++;
             this.#elementStart = -1;
           }

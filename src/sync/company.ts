@@ -1,6 +1,11 @@
 /**
- * One company's pull: fetch -> validate -> normalize -> store, in one SQLite transaction.
- * The one pipeline: the one-shot `tas-sync sync` and the BullMQ job both call this.
+ * One company's pull: fetch -> validate -> normalize -> store. The one pipeline: the
+ * one-shot `tas-sync sync` and the BullMQ job both call `syncCompany`.
+ *
+ * Two phases. First the network, with no database transaction open: the reports, and the
+ * plan list streamed into a spool file. Then everything is applied in one synchronous
+ * transaction (no await inside), so the write lock is held only for local work and nothing
+ * else in the process can interleave a write; readers see the whole snapshot or none of it.
  */
 import type { TasClient } from "../api/client.js";
 import { ApiError, InvalidCredentialsError, UnauthorizedError } from "../api/errors.js";
@@ -16,9 +21,9 @@ import {
 } from "../store/runs.js";
 import { PlanPhase } from "./plans-phase.js";
 import { type ReportFetch, writeReports } from "./reports-phase.js";
+import { Spool } from "./spool.js";
 
 export interface SyncDeps {
-  /** A connection this sync may hold a transaction on while it streams (not shared). */
   sqlite: Sqlite;
   client: TasClient;
   logger: Logger;
@@ -41,77 +46,44 @@ export interface CompanySyncResult {
   durationMs: number;
 }
 
-const busy = new WeakSet<Sqlite>();
 const PROGRESS_EVERY = 10_000;
 
 export async function syncCompany(deps: SyncDeps, input: CompanySyncInput): Promise<CompanySyncResult> {
   const { sqlite, client, logger } = deps;
-  if (busy.has(sqlite))
-    throw new Error("syncCompany: this connection is already running a sync; give each sync its own");
-  busy.add(sqlite);
   const clock = deps.now ?? (() => new Date());
   const started = clock();
   const now = started.toISOString();
   const log = logger.child({ companyId: input.companyId });
   const runId = startRun(sqlite, input.companyId, input.trigger, now);
-  const counts = emptyCounts();
-  const errors: string[] = [];
-  let plansOk = false;
+  const spool = new Spool();
+  const elapsed = () => clock().getTime() - started.getTime();
   try {
     log.info({ runId, reports: input.reportIds.length }, "sync started");
     const reports = await fetchReports(client, input.reportIds);
-
-    sqlite.exec("BEGIN IMMEDIATE");
+    let planError: ApiError | null = null;
     try {
-      sqlite.exec("SAVEPOINT plans");
-      const phase = new PlanPhase({ sqlite, companyId: input.companyId, runId, now, counts });
-      try {
-        let received = 0;
-        await client.streamPlans({
-          onRecord: (text) => {
-            phase.record(text);
-            // Progress on long lists, for whoever watches the log.
-            if (++received % PROGRESS_EVERY === 0) log.info({ runId, received }, "plans received");
-          },
-          onRestart: () => {
-            sqlite.exec("ROLLBACK TO plans");
-            received = 0;
-            phase.restart();
-          },
-        });
-        if (!phase.complete()) {
-          log.warn("some rejected plans had no id; not deleting missing plans this run");
-        }
-        sqlite.exec("RELEASE plans");
-        plansOk = true;
-      } catch (err) {
-        // A failed or partial list writes nothing and deletes nothing.
-        sqlite.exec("ROLLBACK TO plans");
-        sqlite.exec("RELEASE plans");
-        const e = asApiError(err);
-        Object.assign(counts, emptyCounts());
-        errors.push(`plans: ${e.message}`);
-        recordSyncError(sqlite, runId, "plans", null, e.code, e.status ?? null, e.message);
-      }
-      const reportResult = writeReports(sqlite, reports, { companyId: input.companyId, runId, now, counts });
-      errors.push(...reportResult.errors);
-      const status = statusOf(plansOk, reportResult.errors.length, input.reportIds.length);
-      finishRun(
-        sqlite,
-        runId,
-        status,
-        counts,
-        clock().toISOString(),
-        errors.length ? errors.join("; ") : null,
-      );
-      sqlite.exec("COMMIT");
-      const durationMs = clock().getTime() - started.getTime();
-      log.info({ runId, status, ...counts, durationMs }, "sync finished");
-      return { runId, companyId: input.companyId, status, counts, errors, durationMs };
+      await client.streamPlans({
+        onRecord: (bytes) => {
+          spool.append(bytes);
+          if (spool.count % PROGRESS_EVERY === 0)
+            log.info({ runId, received: spool.count }, "plans received");
+        },
+        onRestart: () => spool.reset(),
+      });
     } catch (err) {
-      if (sqlite.inTransaction) sqlite.exec("ROLLBACK");
-      throw err;
+      planError = asApiError(err);
     }
+    const outcome = apply(sqlite, {
+      ...input,
+      runId,
+      now,
+      spool,
+      planError,
+      reports,
+      finishedAt: () => clock().toISOString(),
+    });
+    log.info({ runId, status: outcome.status, ...outcome.counts, durationMs: elapsed() }, "sync finished");
+    return { runId, companyId: input.companyId, ...outcome, durationMs: elapsed() };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (err instanceof ApiError)
@@ -123,15 +95,67 @@ export async function syncCompany(deps: SyncDeps, input: CompanySyncInput): Prom
       companyId: input.companyId,
       status: "failed",
       counts: emptyCounts(),
-      errors: [...errors, message],
-      durationMs: clock().getTime() - started.getTime(),
+      errors: [message],
+      durationMs: elapsed(),
     };
   } finally {
-    busy.delete(sqlite);
+    spool.dispose();
   }
 }
 
-/** Reports are few: fetch them before the transaction, one at a time (the rate cap applies). */
+interface ApplyInput extends CompanySyncInput {
+  runId: number;
+  now: string;
+  spool: Spool;
+  planError: ApiError | null;
+  reports: ReportFetch[];
+  finishedAt: () => string;
+}
+
+/** The local phase: one IMMEDIATE transaction, synchronous from BEGIN to COMMIT. */
+function apply(sqlite: Sqlite, a: ApplyInput): Pick<CompanySyncResult, "status" | "counts" | "errors"> {
+  return sqlite
+    .transaction(() => {
+      const counts = emptyCounts();
+      const errors: string[] = [];
+      const fail = (code: string, status: number | null, message: string) => {
+        errors.push(`plans: ${message}`);
+        recordSyncError(sqlite, a.runId, "plans", null, code, status, message);
+      };
+      let plansOk = false;
+      if (a.planError) {
+        // A failed or partial list writes nothing and deletes nothing.
+        fail(a.planError.code, a.planError.status ?? null, a.planError.message);
+      } else {
+        const phase = new PlanPhase({ sqlite, companyId: a.companyId, runId: a.runId, now: a.now, counts });
+        for (const text of a.spool.records()) phase.record(text);
+        phase.complete();
+        const m = phase.mismatch;
+        if (m) {
+          fail(
+            "COMPANY_MISMATCH",
+            null,
+            `${m.count} plan(s) belong to company ${m.companyId}, not ${a.companyId}: the credentials of company ${a.companyId} are another company's; nothing was deleted`,
+          );
+        }
+        plansOk = !m;
+      }
+      const reportResult = writeReports(sqlite, a.reports, {
+        companyId: a.companyId,
+        runId: a.runId,
+        now: a.now,
+        counts,
+        plansOk,
+      });
+      errors.push(...reportResult.errors);
+      const status = statusOf(plansOk, reportResult.errors.length, a.reportIds.length);
+      finishRun(sqlite, a.runId, status, counts, a.finishedAt(), errors.length ? errors.join("; ") : null);
+      return { status, counts, errors };
+    })
+    .immediate();
+}
+
+/** Reports are few: fetch them first, one at a time (the rate cap applies). */
 async function fetchReports(client: TasClient, ids: readonly number[]): Promise<ReportFetch[]> {
   const out: ReportFetch[] = [];
   for (const id of ids) {

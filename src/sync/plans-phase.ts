@@ -1,7 +1,7 @@
 /**
- * The plans half of a company's sync: stream GET /api/plans into the open transaction.
- * Unchanged records are recognised by the hash of their text before any parsing, so a
- * re-sync with nothing changed costs little more than reading the response.
+ * The plans half of a company's sync: apply the plan list (from the spool) inside the open
+ * transaction. Unchanged records are recognised by the hash of their text before any
+ * parsing, so a re-sync with nothing changed costs little more than reading the list.
  */
 import { planSchema } from "../api/schemas.js";
 import { normalizePlan } from "../normalize/index.js";
@@ -18,50 +18,49 @@ export interface PlanPhaseContext {
   counts: RunCounts;
 }
 
+/** Plans of another company in the list: the token is not the configured company's. */
+export interface CompanyMismatch {
+  count: number;
+  companyId: number;
+}
+
 export class PlanPhase {
-  #writer: PlanWriter;
+  readonly #writer: PlanWriter;
   readonly #index: PlanIndex;
   readonly #seen = new Set<number>();
   /** Unchanged plans seen: their last_seen_at is set once the list is complete. */
   #unchanged: number[] = [];
   /** Rejected records without an id: we cannot tell which plan they are, so nothing is deleted. */
   #anonymousRejects = 0;
-  #counts: RunCounts;
-  readonly #start: RunCounts;
+  #mismatch: CompanyMismatch | null = null;
 
   constructor(private readonly ctx: PlanPhaseContext) {
     this.#writer = new PlanWriter(ctx.sqlite);
     this.#index = loadPlanIndex(ctx.sqlite, ctx.companyId);
-    this.#start = { ...ctx.counts };
-    this.#counts = ctx.counts;
   }
 
-  /** The list is being fetched again after a broken body: the caller rolled back. */
-  restart(): void {
-    this.#seen.clear();
-    this.#unchanged = [];
-    this.#anonymousRejects = 0;
-    Object.assign(this.#counts, this.#start);
-    this.#writer = new PlanWriter(this.ctx.sqlite);
+  get mismatch(): CompanyMismatch | null {
+    return this.#mismatch;
   }
 
-  /** One record's JSON text, exactly as received. */
-  record(text: string): void {
-    const { now, runId } = this.ctx;
-    this.#counts.fetched++;
-    const hash = contentHash(text);
+  /** One record's JSON, its bytes as received (decoded only if it is new or changed). */
+  record(bytes: Buffer): void {
+    const { now, runId, counts } = this.ctx;
+    counts.fetched++;
+    const hash = contentHash(bytes);
     const knownId = this.#index.byHash.get(hash);
     if (knownId !== undefined && !this.#seen.has(knownId)) {
       this.#seen.add(knownId);
       if (this.#index.byId.get(knownId)?.deleted) {
-        this.#writer.revive(knownId, text, hash, now, runId);
-        this.#counts.updated++;
+        this.#writer.revive(knownId, bytes.toString("utf8"), hash, now, runId);
+        counts.updated++;
       } else {
         this.#unchanged.push(knownId);
-        this.#counts.unchanged++;
+        counts.unchanged++;
       }
       return;
     }
+    const text = bytes.toString("utf8");
     const parsed = parseJson(text);
     if (!parsed.ok) {
       this.#reject(null, parsed.reason, text);
@@ -74,11 +73,8 @@ export class PlanPhase {
     }
     const wire = result.data;
     if (wire.company_id !== this.ctx.companyId) {
-      this.#reject(
-        wire.id,
-        `company_id ${wire.company_id} is not the configured company ${this.ctx.companyId} (does the token belong to another company?)`,
-        text,
-      );
+      // Not a bad record: the wrong company's list. Counted once, stored nowhere.
+      this.#mismatch = { count: (this.#mismatch?.count ?? 0) + 1, companyId: wire.company_id };
       return;
     }
     if (this.#seen.has(wire.id)) {
@@ -89,27 +85,28 @@ export class PlanPhase {
     const normalized = normalizePlan(wire);
     if (this.#index.byId.has(wire.id) || this.#writer.exists(wire.id)) {
       this.#writer.update(normalized, text, hash, now, runId);
-      this.#counts.updated++;
+      counts.updated++;
     } else {
       this.#writer.insert(normalized, text, hash, now, runId);
-      this.#counts.inserted++;
+      counts.inserted++;
     }
   }
 
   /**
-   * The list was received whole. Live plans that were not in it get deleted_at, unless
-   * some rejected record had no id (then nothing is deleted and false is returned).
+   * The list was received whole. Live plans that were not in it get deleted_at, unless some
+   * rejected record had no id or some plan was another company's: then nothing is deleted
+   * and false is returned.
    */
   complete(): boolean {
     const { now, companyId } = this.ctx;
-    if (this.#anonymousRejects > 0) {
+    if (this.#anonymousRejects > 0 || this.#mismatch) {
       for (const id of this.#unchanged) this.#writer.touch(id, now);
       return false;
     }
     for (const [id, known] of this.#index.byId) {
       if (known.deleted || this.#seen.has(id)) continue;
       this.#writer.markDeleted(id, now);
-      this.#counts.deleted++;
+      this.ctx.counts.deleted++;
     }
     // Every plan still live was seen in this list: one statement instead of one per plan.
     this.#writer.touchAllLive(companyId, now);
@@ -117,7 +114,7 @@ export class PlanPhase {
   }
 
   #reject(id: number | null, reason: string, text: string): void {
-    this.#counts.rejected++;
+    this.ctx.counts.rejected++;
     // A known plan that now fails validation still exists: do not delete it.
     if (id === null) this.#anonymousRejects++;
     else this.#seen.add(id);

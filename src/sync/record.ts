@@ -2,9 +2,9 @@
 import { createHash } from "node:crypto";
 import type { z } from "zod";
 
-/** SHA-256 (hex) of a record's JSON text exactly as received. */
-export function contentHash(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+/** SHA-256 (hex) of a record's JSON as received (its UTF-8 bytes; a string is encoded so). */
+export function contentHash(json: string | Buffer): string {
+  return createHash("sha256").update(json).digest("hex");
 }
 
 /** "period.start_date: expected number, received string; ..." (at most 5 issues). */

@@ -18,7 +18,14 @@ export interface ReportPhaseResult {
 export function writeReports(
   sqlite: Sqlite,
   fetched: ReportFetch[],
-  ctx: { companyId: number; runId: number; now: string; counts: RunCounts },
+  ctx: {
+    companyId: number;
+    runId: number;
+    now: string;
+    counts: RunCounts;
+    /** The plan list came in whole in this run: the service is the one we think it is. */
+    plansOk: boolean;
+  },
 ): ReportPhaseResult {
   const writer = new ReportWriter(sqlite);
   const errors: string[] = [];
@@ -30,8 +37,9 @@ export function writeReports(
   for (const f of fetched) {
     if ("error" in f) {
       const e = f.error;
-      if (e instanceof NotFoundError) {
-        // The report is gone from the service.
+      // The report is gone from the service: a 404 that says NOT_FOUND, from a service that
+      // answered the plan list in this run (a wrong base URL 404s everything, as HTML).
+      if (e instanceof NotFoundError && e.symbolic === "NOT_FOUND" && ctx.plansOk) {
         if (writer.markDeleted(f.id, now)) counts.deleted++;
         continue;
       }

@@ -1,10 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { StaticTokenProvider } from "../../src/api/auth.js";
+import { TasClient } from "../../src/api/client.js";
 import {
   admin,
   childSnapshot,
   contentDump,
   FIRST,
   type Harness,
+  logger,
   rows,
   SECOND,
   scalar,
@@ -141,5 +144,30 @@ describe("a flaky service", () => {
     expect(failed).toBeGreaterThan(0);
     // Clean pass: 2 plan lists + 8 reports; the faulty pass needed at least that many successes.
     expect(stats.count(PLANS_ROUTE, 200) + stats.count(REPORT_ROUTE, 200)).toBe(20);
+  });
+});
+
+describe("a wrong REST root", () => {
+  it("deletes no report when every path answers 404", async () => {
+    h = await startHarness();
+    await h.sync(FIRST, { at: T1 });
+    const live = scalar(h.store.sqlite, "SELECT count(*) FROM scheduled_reports WHERE deleted_at IS NULL");
+    expect(live).toBeGreaterThan(0);
+    const company = h.sim.companies.find((c) => c.id === FIRST);
+    const wrongRoot = new TasClient({
+      http: h.http,
+      baseUrl: h.sim.baseUrl.replace("/Testinium.RestApi", "/Wrong.Root"),
+      auth: new StaticTokenProvider(company?.staticToken ?? ""),
+      companyId: FIRST,
+      maxAttempts: 1,
+      logger,
+    });
+    const result = await h.sync(FIRST, { at: T2, client: wrongRoot });
+    expect(result.status).toBe("failed");
+    expect(result.counts.deleted).toBe(0);
+    expect(scalar(h.store.sqlite, "SELECT count(*) FROM scheduled_reports WHERE deleted_at IS NULL")).toBe(
+      live,
+    );
+    expect(scalar(h.store.sqlite, "SELECT count(*) FROM plans WHERE deleted_at IS NOT NULL")).toBe(0);
   });
 });

@@ -61,13 +61,29 @@ describe("several companies", () => {
     expect(link).toEqual([{ dangling: 1, plan_name: null }]);
   });
 
-  it("rejects plans of another company (a token of the wrong company) instead of storing them", async () => {
+  it("fails a company whose token lists another company's plans, storing and deleting nothing", async () => {
+    expect((await h.sync(SECOND, { reportIds: [] })).status).toBe("succeeded");
+    const before = scalar(
+      h.store.sqlite,
+      "SELECT count(*) FROM plans WHERE company_id = ? AND deleted_at IS NULL",
+      SECOND,
+    );
+    // Now SECOND's sync runs with FIRST's credentials.
     const result = await h.sync(SECOND, { client: h.client(SECOND, h.passwordAuth(FIRST)), reportIds: [] });
-    expect(result.counts).toMatchObject({ fetched: 6, inserted: 0, rejected: 6 });
-    expect(scalar(h.store.sqlite, "SELECT count(*) FROM plans")).toBe(0);
-    const reasons = rows<{ reason: string }>(h.store.sqlite, "SELECT reason FROM rejected_records");
-    expect(reasons).toHaveLength(6);
-    for (const r of reasons)
-      expect(r.reason).toContain(`company_id ${FIRST} is not the configured company ${SECOND}`);
+    expect(result.status).toBe("failed");
+    expect(result.counts).toMatchObject({ fetched: 6, inserted: 0, deleted: 0, rejected: 0 });
+    expect(result.errors.join("\n")).toContain(`6 plan(s) belong to company ${FIRST}, not ${SECOND}`);
+    expect(scalar(h.store.sqlite, "SELECT count(*) FROM plans WHERE company_id = ?", FIRST)).toBe(0);
+    expect(
+      scalar(
+        h.store.sqlite,
+        "SELECT count(*) FROM plans WHERE company_id = ? AND deleted_at IS NULL",
+        SECOND,
+      ),
+    ).toBe(before);
+    expect(scalar(h.store.sqlite, "SELECT count(*) FROM rejected_records")).toBe(0);
+    expect(rows(h.store.sqlite, "SELECT code FROM sync_errors WHERE run_id = ?", result.runId)).toEqual([
+      { code: "COMPANY_MISMATCH" },
+    ]);
   });
 });

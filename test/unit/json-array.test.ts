@@ -5,7 +5,7 @@ import { JsonArrayFormatError, JsonArraySplitter } from "../../src/api/json-arra
 function split(chunks: Buffer[]): string[] {
   const out: string[] = [];
   const splitter = new JsonArraySplitter();
-  for (const c of chunks) splitter.push(c, (t) => out.push(t));
+  for (const c of chunks) splitter.push(c, (b) => out.push(b.toString("utf8")));
   splitter.end();
   expect(splitter.count).toBe(out.length);
   return out;
@@ -99,7 +99,7 @@ describe("JsonArraySplitter", () => {
   ])("end() throws on a truncated body %j", (text) => {
     const out: string[] = [];
     const splitter = new JsonArraySplitter();
-    splitter.push(Buffer.from(text), (t) => out.push(t));
+    splitter.push(Buffer.from(text), (b) => out.push(b.toString("utf8")));
     expect(() => splitter.end()).toThrow(JsonArrayFormatError);
     // Complete elements before the cut were delivered; the cut one was not.
     expect(out.every((t) => JSON.parse(t) !== undefined)).toBe(true);

@@ -1,0 +1,99 @@
+/**
+ * A temporary file holding the plan list as received, one record per line, so the list is
+ * downloaded without a database transaction open and applied afterwards in one short, purely
+ * local transaction. Memory stays flat however long the list is. Records stay bytes end to
+ * end: an unchanged record is recognised by the hash of its bytes and never decoded.
+ */
+import { closeSync, ftruncateSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const FLUSH_BYTES = 1 << 20;
+const NEWLINE = 0x0a;
+const RETURN = 0x0d;
+const SPACE = 0x20;
+const LINE_END = Buffer.from("\n");
+
+export class Spool {
+  readonly #dir: string;
+  readonly #fd: number;
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #count = 0;
+  /** Where the next write goes (explicit: truncating does not move a file's position). */
+  #writeAt = 0;
+
+  constructor() {
+    this.#dir = mkdtempSync(join(tmpdir(), "tas-spool-"));
+    this.#fd = openSync(join(this.#dir, "plans.ndjson"), "w+");
+  }
+
+  get count(): number {
+    return this.#count;
+  }
+
+  /**
+   * One record's JSON bytes. Line breaks can only be whitespace between JSON tokens (inside
+   * strings they are escaped), so they become spaces: the record's content is unchanged.
+   */
+  append(bytes: Buffer): void {
+    let line = bytes;
+    if (bytes.indexOf(NEWLINE) >= 0 || bytes.indexOf(RETURN) >= 0) {
+      line = Buffer.from(bytes);
+      for (let i = 0; i < line.length; i++) if (line[i] === NEWLINE || line[i] === RETURN) line[i] = SPACE;
+    }
+    this.#pending.push(line, LINE_END);
+    this.#pendingBytes += line.length + 1;
+    this.#count++;
+    if (this.#pendingBytes >= FLUSH_BYTES) this.#flush();
+  }
+
+  /** Forget everything (the list is being fetched again). */
+  reset(): void {
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#count = 0;
+    this.#writeAt = 0;
+    ftruncateSync(this.#fd, 0);
+  }
+
+  /** Every record's bytes, in order (synchronous reads: usable inside a transaction). */
+  *records(): Generator<Buffer> {
+    this.#flush();
+    let position = 0;
+    let carry: Buffer = Buffer.alloc(0);
+    for (;;) {
+      // A fresh buffer per read: the slices handed out must stay valid.
+      const chunk = Buffer.allocUnsafe(FLUSH_BYTES);
+      const n = readSync(this.#fd, chunk, 0, chunk.length, position);
+      if (n === 0) break;
+      position += n;
+      const data = carry.length ? Buffer.concat([carry, chunk.subarray(0, n)]) : chunk.subarray(0, n);
+      let start = 0;
+      for (let end = data.indexOf(NEWLINE, start); end >= 0; end = data.indexOf(NEWLINE, start)) {
+        yield data.subarray(start, end);
+        start = end + 1;
+      }
+      carry = data.subarray(start);
+    }
+    if (carry.length) yield carry;
+  }
+
+  /** Close and delete the file. */
+  dispose(): void {
+    closeSync(this.#fd);
+    rmSync(this.#dir, { recursive: true, force: true });
+  }
+
+  #flush(): void {
+    if (!this.#pending.length) return;
+    const buf = Buffer.concat(this.#pending, this.#pendingBytes);
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    for (let offset = 0; offset < buf.length; ) {
+      const n = writeSync(this.#fd, buf, offset, buf.length - offset, this.#writeAt);
+      offset += n;
+      this.#writeAt += n;
+    }
+  }
+}
