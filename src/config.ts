@@ -176,7 +176,9 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new ConfigError(`config ${path} is not valid JSON: ${(err as Error).message}`);
+    // Only where, never the parser's message: it quotes the text around the error, which
+    // may be a secret.
+    throw new ConfigError(`config ${path} is not valid JSON (${jsonErrorPlace(text, err)})`);
   }
   return parseConfig(raw, path, env);
 }
@@ -186,4 +188,17 @@ export function authFor(cfg: Config, company: CompanyConfig): AuthConfig {
   const auth = company.auth ?? cfg.auth;
   if (!auth) throw new ConfigError(`companies[${company.id}]: no auth configured`);
   return auth;
+}
+
+/** "line L, column C" of a JSON.parse error, from the position the message gives. */
+function jsonErrorPlace(text: string, err: unknown): string {
+  const message = err instanceof Error ? err.message : "";
+  const lineColumn = /line (\d+) column (\d+)/.exec(message);
+  if (lineColumn) return `syntax error at line ${lineColumn[1]}, column ${lineColumn[2]}`;
+  const match = /position (\d+)/.exec(message);
+  if (!match) return "syntax error";
+  const before = text.slice(0, Number(match[1]));
+  const line = before.split("\n").length;
+  const column = before.length - before.lastIndexOf("\n");
+  return `syntax error at line ${line}, column ${column}`;
 }

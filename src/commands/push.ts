@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { formatProblem } from "../push/seed/index.js";
 import { type LoadedSeed, loadSeed, recordSeed } from "../push/submit.js";
 import { waitForBatch } from "../push/wait.js";
-import { failureReasons, queuedKeysOf, type StatusCounts, statusCounts } from "../store/outbox.js";
+import { failureReasons, queuedKeysOf, type StatusCounts, statusCounts, takeReady } from "../store/outbox.js";
 import { Progress } from "./progress.js";
 import { type PushEnv, withPushQueue } from "./push-env.js";
 import type { Command, CommandContext } from "./types.js";
@@ -96,7 +96,9 @@ async function submit(ctx: CommandContext, { store, queue }: PushEnv, seed: Load
       // wait forever: re-add jobs now and then. Job ids make this a no-op otherwise.
       if (Date.now() - lastReconcile > RECONCILE_MS) {
         lastReconcile = Date.now();
-        await queue.enqueue(queuedKeysOf(store.sqlite, batchId));
+        // Children whose parent got created while nobody queued them are ready too.
+        const ready = takeReady(store.sqlite, new Date().toISOString(), batchId);
+        await queue.enqueue([...queuedKeysOf(store.sqlite, batchId), ...ready]);
       }
       return null;
     },

@@ -169,6 +169,14 @@ describe.concurrent("tas-sync push without the service", () => {
     expect(existsSync(s.db)).toBe(false);
   });
 
+  it("exits 2 with one line when the seed file does not exist", async ({ expect }) => {
+    const s = setup("missing", { redisUrl: deadRedis });
+    const path = join(dir, "no-such-file.ndjson");
+    const r = await cli(["push", path, "--config", s.config]);
+    expect(r.code).toBe(2);
+    expect(lines(r.stderr)).toEqual([`tas-sync push: seed file not found: ${path}`]);
+  });
+
   it("exits 1 with one line naming the Redis URL when Redis is unreachable", async ({ expect }) => {
     const s = setup("no-redis", { redisUrl: deadRedis });
     const file = s.seed([row("nr", "one")]);

@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
-import { authFor, ConfigError, parseConfig } from "../../src/config.js";
+import { authFor, ConfigError, loadConfig, parseConfig } from "../../src/config.js";
 import { Secret } from "../../src/secret.js";
 
 const BASE = "https://tas.example.com/Testinium.RestApi";
@@ -182,5 +185,26 @@ describe("Secret", () => {
     const printed = `${JSON.stringify(cfg)}\n${inspect(cfg, { depth: 10 })}`;
     for (const s of ["client-secret-value", "hunter2-password", "alice", "client-id"])
       expect(printed).not.toContain(s);
+  });
+});
+
+describe("loadConfig", () => {
+  it("says where a JSON syntax error is without quoting the text around it (it may be a secret)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "tas-config-"));
+    try {
+      const path = join(dir, "bad.json");
+      writeFileSync(path, '{\n  "baseUrl": "https://x/y",\n  "auth": { "token": sk-live-SECRET }\n}');
+      let message = "";
+      try {
+        loadConfig(path, {});
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        message = (err as Error).message;
+      }
+      expect(message).toContain(`config ${path} is not valid JSON (syntax error`);
+      expect(message).not.toContain("sk-live");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
