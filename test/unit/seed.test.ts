@@ -279,6 +279,16 @@ describe("parseSeed: keys and parents across rows", () => {
       ["2 key: duplicate key, first on line 1"],
     ],
     [
+      "the same scenario_name twice in a project, under different keys",
+      [
+        base("A", { key: "a" }),
+        base("B"),
+        base("A", { key: "other" }),
+        base("A", { key: "x", project_id: 52512 }),
+      ],
+      ["3 scenario_name: duplicate scenario_name in project 52511, first on line 1"],
+    ],
+    [
       "an unknown parent_key",
       [base("A"), base("B", { parent_key: "abc" })],
       ['2 parent_key: unknown parent_key "abc"'],

@@ -1,6 +1,6 @@
 /**
- * Checks between rows: duplicate keys, parent_key links, cycles, parent and child in one
- * project; then the order of creation. All loops are iterative: a chain of 100,000 parents
+ * Checks between rows: duplicate keys, duplicate names in a project, parent_key links,
+ * cycles, parent and child in one project; then the order of creation. All loops are iterative: a chain of 100,000 parents
  * must not overflow the stack.
  */
 import type { Candidate } from "./row.js";
@@ -15,10 +15,32 @@ const CYCLE_SHOWN = 10;
  * invalid, for any reason and transitively, is invalid too.
  */
 export function resolveRows(rows: Candidate[]): number[] {
+  checkDuplicateNames(rows);
   const parentOf = linkParents(rows);
   markCycles(rows, parentOf);
   checkSameProject(rows, parentOf);
   return orderAndPropagate(rows, parentOf);
+}
+
+/**
+ * The service allows one scenario of a name per project. Two rows with the same name (under
+ * different keys) cannot both be created: the second would clash, or, after a lost answer,
+ * be taken for the first's scenario.
+ */
+function checkDuplicateNames(rows: Candidate[]): void {
+  const byName = new Map<string, number>();
+  rows.forEach((row, i) => {
+    if (row.companyId === null || row.projectId === null || row.scenarioName === null) return;
+    const name = `${row.companyId}/${row.projectId}/${row.scenarioName}`;
+    const first = byName.get(name);
+    if (first === undefined) byName.set(name, i);
+    else if (rows[first]!.key !== row.key) {
+      row.problems.push({
+        field: "scenario_name",
+        reason: `duplicate scenario_name in project ${row.projectId}, first on line ${rows[first]!.line}`,
+      });
+    }
+  });
 }
 
 function linkParents(rows: Candidate[]): Int32Array {
