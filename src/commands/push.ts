@@ -90,7 +90,8 @@ async function submit(ctx: CommandContext, { store, queue }: PushEnv, seed: Load
     signal: ctx.stopSignal,
     onProgress: (c) => progress.update(c.created + c.exists + c.failed),
     check: async () => {
-      if (await queue.queue.isPaused())
+      // Bounded: while Redis is away the call would block, and so would Ctrl-C.
+      if ((await withTimeout(queue.queue.isPaused(), 3000)) === true)
         return "the push queue is paused (the service refused our token); see the log";
       // A row left queued without a job (its job died outside the normal path) would
       // wait forever: re-add jobs now and then. Job ids make this a no-op otherwise.
@@ -149,4 +150,13 @@ export function printSummary(
     `created ${c.created}, already existed ${c.exists}, failed ${c.failed}${c.pending + c.queued ? `, unsettled ${c.pending + c.queued}` : ""}`,
   );
   for (const r of reasons) ctx.out(`  failed ${r.code}: ${r.n}`);
+}
+
+/** The promise's value, or undefined if it takes longer than `ms`. */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -4,6 +4,7 @@
  */
 import { Queue, Worker, type WorkerOptions } from "bullmq";
 import type { Config } from "../config.js";
+import type { Logger } from "../log.js";
 import { createRedis } from "./connection.js";
 
 type Processor = ConstructorParameters<typeof Worker>[1];
@@ -17,9 +18,12 @@ export class OwnedQueue {
   constructor(
     readonly name: string,
     protected readonly config: Config,
+    log: Logger,
   ) {
     this.redis = createRedis(config.redisUrl);
     this.queue = new Queue(name, { connection: this.redis, prefix: config.queuePrefix });
+    // One line per error (Redis gone, say); without a listener BullMQ prints whole stacks.
+    this.queue.on("error", (err) => log.warn({ queue: name, err: err.message }, "queue error"));
   }
 
   /** Start this queue's one worker (its own connection: workers block on Redis). */

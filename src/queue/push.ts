@@ -25,7 +25,7 @@ export interface PushQueueDeps {
 
 export class PushQueue extends OwnedQueue {
   constructor(private readonly deps: PushQueueDeps) {
-    super(PUSH_QUEUE, deps.cfg);
+    super(PUSH_QUEUE, deps.cfg, deps.logger);
   }
 
   /** Add one job per key, in bulk; keys that already have a job are not added twice. */

@@ -15,7 +15,7 @@ export class SyncQueue extends OwnedQueue {
     private readonly clients: Clients,
     private readonly logger: Logger,
   ) {
-    super(SYNC_QUEUE, cfg);
+    super(SYNC_QUEUE, cfg, logger);
   }
 
   /** Make the schedulers match the config: one per company, none for removed companies. */

@@ -3,7 +3,6 @@
  * Status flow: pending -> queued -> created | exists | failed. A row is "settled" once
  * created, exists or failed; settled rows are never sent again (retry-failed excepted).
  */
-import type { SeedRow } from "../push/seed/index.js";
 import type { Sqlite } from "./db.js";
 import { perConnection, plucked, prepared } from "./prepared.js";
 import { type ScenarioRequestRow, type ScenarioRow, scenarios } from "./schema.js";
@@ -12,81 +11,14 @@ import { inserter } from "./statements.js";
 export type RequestStatus = ScenarioRequestRow["status"];
 export const SETTLED: readonly RequestStatus[] = ["created", "exists", "failed"];
 
-export interface RecordResult {
-  /** New rows, and unsettled rows taken over by this push. */
-  recorded: number;
-  /** Rows already settled by an earlier push, by status. */
-  skipped: Record<"created" | "exists" | "failed", number>;
-  /** Keys recorded before with a different payload (the recorded one is kept). */
-  changedPayload: string[];
-}
+export * from "./outbox-record.js";
+export * from "./outbox-report.js";
 
 const SELECT_COLUMNS = `key, company_id AS companyId, project_id AS projectId, scenario_name AS scenarioName,
   payload_json AS payloadJson, parent_key AS parentKey, status, attempts, last_error AS lastError,
   error_code AS errorCode, scenario_id AS scenarioId, in_flight AS inFlight, uncertain,
   batch_id AS batchId, source_file AS sourceFile, source_line AS sourceLine,
   created_at AS createdAt, updated_at AS updatedAt`;
-
-/** Record every valid row of a seed file in one transaction. */
-export function recordRows(
-  sqlite: Sqlite,
-  rows: SeedRow[],
-  batchId: string,
-  sourceFile: string,
-  now: string,
-): RecordResult {
-  const find = prepared(
-    sqlite,
-    "SELECT status, payload_json AS payloadJson FROM scenario_requests WHERE key = ?",
-  );
-  // A new key (the common case) costs one statement; only a conflict looks the row up.
-  const insert = prepared(
-    sqlite,
-    `INSERT INTO scenario_requests (key, company_id, project_id, scenario_name, payload_json, parent_key, status,
-       batch_id, source_file, source_line, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)
-     ON CONFLICT(key) DO NOTHING`,
-  );
-  const adopt = prepared(
-    sqlite,
-    "UPDATE scenario_requests SET batch_id = ?, source_file = ?, source_line = ?, updated_at = ? WHERE key = ?",
-  );
-  const result: RecordResult = {
-    recorded: 0,
-    skipped: { created: 0, exists: 0, failed: 0 },
-    changedPayload: [],
-  };
-  sqlite.transaction(() => {
-    for (const row of rows) {
-      const payload = JSON.stringify(row.body);
-      const inserted = insert.run(
-        row.key,
-        row.companyId,
-        row.projectId,
-        row.scenarioName,
-        payload,
-        row.parentKey,
-        batchId,
-        sourceFile,
-        row.line,
-        now,
-        now,
-      );
-      if (inserted.changes === 1) {
-        result.recorded++;
-        continue;
-      }
-      const existing = find.get(row.key) as { status: RequestStatus; payloadJson: string };
-      if (existing.payloadJson !== payload) result.changedPayload.push(row.key);
-      if (existing.status === "created" || existing.status === "exists" || existing.status === "failed") {
-        result.skipped[existing.status]++;
-      } else {
-        adopt.run(batchId, sourceFile, row.line, now, row.key);
-        result.recorded++;
-      }
-    }
-  })();
-  return result;
-}
 
 export function getRequest(sqlite: Sqlite, key: string): ScenarioRequestRow | undefined {
   const row = prepared(sqlite, `SELECT ${SELECT_COLUMNS} FROM scenario_requests WHERE key = ?`).get(key) as
@@ -274,53 +206,6 @@ export function getScenario(sqlite: Sqlite, id: number): { rawJson: string } | u
     | undefined;
 }
 
-export type StatusCounts = Record<RequestStatus, number>;
-
-export function statusCounts(sqlite: Sqlite, batchId?: string): StatusCounts {
-  const counts: StatusCounts = { pending: 0, queued: 0, created: 0, exists: 0, failed: 0 };
-  const sql = `SELECT status, count(*) AS n FROM scenario_requests ${batchId === undefined ? "" : "WHERE batch_id = ?"} GROUP BY status`;
-  const stmt = prepared(sqlite, sql);
-  const rows = (batchId === undefined ? stmt.all() : stmt.all(batchId)) as {
-    status: RequestStatus;
-    n: number;
-  }[];
-  for (const r of rows) counts[r.status] = r.n;
-  return counts;
-}
-
-export function failureReasons(sqlite: Sqlite, batchId?: string): { code: string; n: number }[] {
-  const where = batchId === undefined ? "" : "AND batch_id = ?";
-  const stmt = sqlite.prepare(
-    `SELECT coalesce(error_code, 'UNKNOWN') AS code, count(*) AS n FROM scenario_requests WHERE status = 'failed' ${where} GROUP BY 1 ORDER BY n DESC`,
-  );
-  return (batchId === undefined ? stmt.all() : stmt.all(batchId)) as { code: string; n: number }[];
-}
-
-export interface FailedRow {
-  key: string;
-  companyId: number;
-  projectId: number;
-  scenarioName: string;
-  attempts: number;
-  errorCode: string | null;
-  lastError: string | null;
-  sourceFile: string | null;
-  sourceLine: number | null;
-  updatedAt: string;
-}
-
-export function failedRows(sqlite: Sqlite, opts: { code?: string | undefined; limit: number }): FailedRow[] {
-  return sqlite
-    .prepare(
-      `SELECT key, company_id AS companyId, project_id AS projectId, scenario_name AS scenarioName, attempts,
-         error_code AS errorCode, last_error AS lastError, source_file AS sourceFile, source_line AS sourceLine,
-         updated_at AS updatedAt
-       FROM scenario_requests WHERE status = 'failed' AND (? IS NULL OR error_code = ?) ORDER BY updated_at, key LIMIT ?`,
-    )
-    .all(opts.code ?? null, opts.code ?? null, opts.limit) as FailedRow[];
-}
-
-/** Failed rows back to pending (optionally of one reason code or key); returns their keys. */
 export function resetFailed(
   sqlite: Sqlite,
   opts: { code?: string | undefined; key?: string | undefined },
@@ -343,21 +228,6 @@ export function resetFailed(
     ) as string[];
     for (const k of keys) reset.run(now, k);
     return keys;
-  })();
-}
-
-export function recordSeedRejections(
-  sqlite: Sqlite,
-  batchId: string,
-  sourceFile: string,
-  problems: { line: number; key: string | null; field: string | null; reason: string }[],
-  now: string,
-): void {
-  const stmt = sqlite.prepare(
-    "INSERT INTO seed_rejections (batch_id, source_file, line, key, field, reason, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-  );
-  sqlite.transaction(() => {
-    for (const p of problems) stmt.run(batchId, sourceFile, p.line, p.key, p.field, p.reason, now);
   })();
 }
 
