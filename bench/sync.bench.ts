@@ -7,7 +7,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
-import { planSchema } from "../src/api/schemas.js";
 import { parseConfig } from "../src/config.js";
 import { createLogger } from "../src/log.js";
 import { normalizePlan } from "../src/normalize/index.js";
@@ -15,6 +14,7 @@ import { createClients } from "../src/runtime.js";
 import { openStore } from "../src/store/db.js";
 import { syncCompany } from "../src/sync/company.js";
 import { contentHash } from "../src/sync/record.js";
+import { planSchema } from "../src/wire/schemas.js";
 import { baselineOps, runBaseline } from "./raw-baseline.js";
 import { fmt, peakRssMb, spawnSimulator, verdict } from "./support.js";
 

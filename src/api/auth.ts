@@ -3,9 +3,9 @@
  * before expiry. Callers invalidate a token that got a 401 and ask again, once.
  */
 import type { AuthConfig } from "../config.js";
+import { tokenResponseSchema } from "../wire/schemas.js";
 import { parseBody } from "./body.js";
 import type { HttpTransport } from "./http.js";
-import { tokenResponseSchema } from "./schemas.js";
 
 export interface TokenProvider {
   /** A token valid for at least a little while. */

@@ -3,13 +3,13 @@
  * current-company-id header and the companyId query are set exactly as the seed says.
  */
 import type { Logger } from "../log.js";
+import { type CreateScenarioBody, scenarioSchema, type WireScenario } from "../wire/schemas.js";
 import type { TokenProvider } from "./auth.js";
 import { parseBody } from "./body.js";
 import { type ApiError, ResponseFormatError, UnauthorizedError } from "./errors.js";
 import { type HttpTransport, transportError } from "./http.js";
 import { JsonArrayFormatError, JsonArraySplitter } from "./json-array.js";
 import { backoffMs, defaultSleep } from "./rate-limiter.js";
-import { type CreateScenarioBody, scenarioSchema, type WireScenario } from "./schemas.js";
 
 export interface ClientDeps {
   http: HttpTransport;

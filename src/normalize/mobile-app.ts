@@ -1,6 +1,7 @@
 /** Mobile app records (seed 2.3.2) and the JSON document inside `mobile_app_metadata`. */
-import type { WireMobileApp } from "../api/schemas.js";
-import type { MobileAppRow } from "../store/schema.js";
+
+import type { MobileAppRow } from "../schema/index.js";
+import type { WireMobileApp } from "../wire/schemas.js";
 import { mobileCreatedAtToIso } from "./time.js";
 
 export interface MobileMetadata {

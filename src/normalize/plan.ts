@@ -1,5 +1,5 @@
 /** A wire plan (seed 2.3) to the `plans` row and its child rows. Hot path: one call per plan. */
-import type { WireMobileApp, WirePlan } from "../api/schemas.js";
+
 import type {
   MobileAppRow,
   PlanDayRow,
@@ -8,7 +8,8 @@ import type {
   PlanMobileAppRow,
   PlanResolutionRow,
   PlanScenarioRow,
-} from "../store/schema.js";
+} from "../schema/index.js";
+import type { WireMobileApp, WirePlan } from "../wire/schemas.js";
 import { DAY_NAMES, daysOfWeekMask } from "./days.js";
 import { normalizeMobileApp } from "./mobile-app.js";
 import { parseResolution } from "./resolution.js";

@@ -10,7 +10,7 @@ import type {
   PlanScenarioRow,
   ReportAlertRow,
   ReportRow,
-} from "../store/schema.js";
+} from "../schema/index.js";
 
 /** Columns of `plans` that come from the record itself (bookkeeping columns are the store's). */
 export type PlanColumns = Omit<

@@ -3,7 +3,6 @@
  * create-scenario job (and so behind `push --wait` and the daemon alike).
  */
 import type { CreatedScenario, TasClient } from "../api/client.js";
-import { type CreateScenarioBody, scenarioSchema } from "../api/schemas.js";
 import type { Logger } from "../log.js";
 import type { Sqlite } from "../store/db.js";
 import {
@@ -17,6 +16,7 @@ import {
   markFailed,
   takeChildren,
 } from "../store/outbox.js";
+import { type CreateScenarioBody, scenarioSchema } from "../wire/schemas.js";
 import { classifyFailure } from "./classify.js";
 import { parentObject, scenarioRow } from "./parent.js";
 

@@ -1,5 +1,5 @@
 /** Builds the request's parent object (seed 2.1.1) from a created scenario (pure). */
-import type { WireParentScenario, WireScenario } from "../api/schemas.js";
+import type { WireParentScenario, WireScenario } from "../wire/schemas.js";
 
 export function parentObject(s: WireScenario): WireParentScenario {
   return {

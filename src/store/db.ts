@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
-import * as schema from "./schema.js";
+import * as schema from "../schema/index.js";
 
 export type Sqlite = Database.Database;
 export type Db = BetterSQLite3Database<typeof schema>;

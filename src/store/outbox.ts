@@ -3,9 +3,10 @@
  * Status flow: pending -> queued -> created | exists | failed. A row is "settled" once
  * created, exists or failed; settled rows are never sent again (retry-failed excepted).
  */
+
+import { type ScenarioRequestRow, type ScenarioRow, scenarios } from "../schema/index.js";
 import type { Sqlite } from "./db.js";
 import { perConnection, plucked, prepared } from "./prepared.js";
-import { type ScenarioRequestRow, type ScenarioRow, scenarios } from "./schema.js";
 import { inserter } from "./statements.js";
 
 export type RequestStatus = ScenarioRequestRow["status"];

@@ -1,7 +1,6 @@
 /** Writes of the plans snapshot: plan rows, child tables, mobile apps and versions. */
 import { getTableColumns } from "drizzle-orm";
 import type { NormalizedPlan } from "../normalize/types.js";
-import type { Sqlite } from "./db.js";
 import {
   mobileApps,
   planAlerts,
@@ -13,7 +12,8 @@ import {
   planScenarios,
   plans,
   planVersions,
-} from "./schema.js";
+} from "../schema/index.js";
+import type { Sqlite } from "./db.js";
 import { inserter } from "./statements.js";
 import { VersionLog } from "./versions.js";
 

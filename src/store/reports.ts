@@ -1,8 +1,6 @@
 /** Writes of scheduled reports: report rows, child tables and versions. */
 import { getTableColumns } from "drizzle-orm";
 import type { NormalizedReport } from "../normalize/types.js";
-import type { Sqlite } from "./db.js";
-import type { KnownRecord } from "./plans.js";
 import {
   reportAlerts,
   reportPlans,
@@ -11,7 +9,9 @@ import {
   reportUserRoles,
   reportVersions,
   scheduledReports,
-} from "./schema.js";
+} from "../schema/index.js";
+import type { Sqlite } from "./db.js";
+import type { KnownRecord } from "./plans.js";
 import { inserter } from "./statements.js";
 import { VersionLog } from "./versions.js";
 

@@ -1,8 +1,8 @@
 /** History of a versioned entity (plans, reports): one row per content, valid_from..valid_to. */
 import type BetterSqlite3 from "better-sqlite3";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
+import type { planVersions, reportVersions } from "../schema/index.js";
 import type { Sqlite } from "./db.js";
-import type { planVersions, reportVersions } from "./schema.js";
 import { inserter } from "./statements.js";
 
 export class VersionLog {

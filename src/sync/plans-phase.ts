@@ -3,11 +3,12 @@
  * transaction. Unchanged records are recognised by the hash of their text before any
  * parsing, so a re-sync with nothing changed costs little more than reading the list.
  */
-import { planSchema } from "../api/schemas.js";
+
 import { normalizePlan } from "../normalize/index.js";
 import type { Sqlite } from "../store/db.js";
 import { loadPlanIndex, type PlanIndex, PlanWriter } from "../store/plans.js";
 import { type RunCounts, recordRejected } from "../store/runs.js";
+import { planSchema } from "../wire/schemas.js";
 import { contentHash, describeIssues, idOf, parseJson } from "./record.js";
 
 export interface PlanPhaseContext {

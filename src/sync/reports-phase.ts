@@ -1,10 +1,10 @@
 /** The scheduled-reports half of a company's sync: one GET per configured report id. */
 import { AccessDeniedError, type ApiError, NotFoundError } from "../api/errors.js";
-import { scheduledReportSchema } from "../api/schemas.js";
 import { normalizeReport } from "../normalize/index.js";
 import type { Sqlite } from "../store/db.js";
 import { ReportWriter } from "../store/reports.js";
 import { type RunCounts, recordRejected, recordSyncError } from "../store/runs.js";
+import { scheduledReportSchema } from "../wire/schemas.js";
 import { contentHash, describeIssues, idOf, parseJson } from "./record.js";
 
 export type ReportFetch = { id: number; text: string } | { id: number; error: ApiError };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { planSchema, scheduledReportSchema } from "../../src/api/schemas.js";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/server.js";
+import { planSchema, scheduledReportSchema } from "../../src/wire/schemas.js";
 
 type Json = Record<string, unknown>;
 type App = { id: number; mobile_app_metadata: string; created_at: string; operating_system: string };

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scenarioSchema, tokenResponseSchema } from "../../src/api/schemas.js";
 import {
   type RunningSimulator,
   SIM_CLIENT_ID,
   SIM_CLIENT_SECRET,
   startSimulator,
 } from "../../src/simulator/server.js";
+import { scenarioSchema, tokenResponseSchema } from "../../src/wire/schemas.js";
 
 const BASIC = `Basic ${Buffer.from(`${SIM_CLIENT_ID}:${SIM_CLIENT_SECRET}`).toString("base64")}`;
 const FORM = "application/x-www-form-urlencoded";

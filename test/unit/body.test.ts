@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseBody } from "../../src/api/body.js";
 import { ResponseFormatError } from "../../src/api/errors.js";
-import { scenarioSchema, tokenResponseSchema } from "../../src/api/schemas.js";
+import { scenarioSchema, tokenResponseSchema } from "../../src/wire/schemas.js";
 
 describe("parseBody", () => {
   it("returns the parsed value when the body has the expected shape", () => {

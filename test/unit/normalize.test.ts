@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { planSchema, scheduledReportSchema, type WirePlan } from "../../src/api/schemas.js";
 import { normalizeMobileApp, normalizePlan, normalizeReport } from "../../src/normalize/index.js";
+import { planSchema, scheduledReportSchema, type WirePlan } from "../../src/wire/schemas.js";
 
 /** Fixtures go through the wire schema, so they are shapes the client really hands over. */
 const plan = (o: Record<string, unknown>): WirePlan => planSchema.parse({ id: 101, company_id: 5251, ...o });

@@ -16,9 +16,9 @@ import {
   UnauthorizedError,
   ValidationFailedError,
 } from "../../src/api/errors.js";
-import type { WireScenario } from "../../src/api/schemas.js";
 import { classifyFailure, type Outcome } from "../../src/push/classify.js";
 import { parentObject, scenarioRow } from "../../src/push/parent.js";
+import type { WireScenario } from "../../src/wire/schemas.js";
 
 const init = (status: number | undefined, code: string): ApiErrorInit => ({
   operation: "createScenario",
