@@ -15,7 +15,7 @@ import {
 } from "../schema/index.js";
 import type { Sqlite } from "./db.js";
 import { inserter } from "./statements.js";
-import { VersionLog } from "./versions.js";
+import { VersionedTable } from "./versions.js";
 
 export interface KnownRecord {
   hash: string;
@@ -62,12 +62,9 @@ export class PlanWriter {
   readonly #children;
   readonly #deleteChildren;
   readonly #upsertApp;
-  readonly #touch;
   readonly #touchAll;
-  readonly #revive;
-  readonly #markDeleted;
   readonly #exists;
-  readonly #versions: VersionLog;
+  readonly #versions: VersionedTable;
   /** Mobile apps already written in this run: they are shared by many plans. */
   readonly #appsWritten = new Set<number>();
 
@@ -87,14 +84,11 @@ export class PlanWriter {
     this.#upsertApp = inserter(sqlite, mobileApps, {
       upsertKeys: Object.keys(getTableColumns(mobileApps)).filter((k) => k !== "id"),
     });
-    this.#touch = sqlite.prepare("UPDATE plans SET last_seen_at = ? WHERE id = ?");
     this.#touchAll = sqlite.prepare(
       "UPDATE plans SET last_seen_at = ? WHERE company_id = ? AND deleted_at IS NULL AND last_seen_at <> ?",
     );
-    this.#revive = sqlite.prepare("UPDATE plans SET deleted_at = NULL, last_seen_at = ? WHERE id = ?");
-    this.#markDeleted = sqlite.prepare("UPDATE plans SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL");
     this.#exists = sqlite.prepare("SELECT 1 FROM plans WHERE id = ?").pluck();
-    this.#versions = new VersionLog(sqlite, planVersions);
+    this.#versions = new VersionedTable(sqlite, plans, planVersions);
   }
 
   /** Whether a plan row with this id exists (under any company). */
@@ -120,7 +114,7 @@ export class PlanWriter {
 
   /** Seen again, same content. */
   touch(id: number, now: string): void {
-    this.#touch.run(now, id);
+    this.#versions.touch(id, now);
   }
 
   /** After a complete list: every live plan of the company was seen now (one statement). */
@@ -130,12 +124,11 @@ export class PlanWriter {
 
   /** A deleted plan came back with the same content: undelete and start a new version. */
   revive(id: number, rawJson: string, contentHash: string, now: string, runId: number): void {
-    this.#revive.run(now, id);
-    this.#versions.open(id, contentHash, rawJson, now, runId);
+    this.#versions.revive(id, rawJson, contentHash, now, runId);
   }
 
-  markDeleted(id: number, now: string): void {
-    if (this.#markDeleted.run(now, id).changes > 0) this.#versions.close(id, now);
+  markDeleted(id: number, now: string): boolean {
+    return this.#versions.markDeleted(id, now);
   }
 
   #writeChildren(n: NormalizedPlan): void {

@@ -13,7 +13,7 @@ import {
 import type { Sqlite } from "./db.js";
 import type { KnownRecord } from "./plans.js";
 import { inserter } from "./statements.js";
-import { VersionLog } from "./versions.js";
+import { VersionedTable } from "./versions.js";
 
 const CHILD_TABLES = [
   "report_plans",
@@ -31,10 +31,7 @@ export class ReportWriter {
   readonly #children;
   readonly #deleteChildren;
   readonly #find;
-  readonly #touch;
-  readonly #revive;
-  readonly #markDeleted;
-  readonly #versions: VersionLog;
+  readonly #versions: VersionedTable;
 
   constructor(sqlite: Sqlite) {
     this.#upsert = inserter(sqlite, scheduledReports, { upsertKeys: CONTENT_KEYS });
@@ -49,14 +46,7 @@ export class ReportWriter {
     this.#find = sqlite.prepare(
       "SELECT content_hash AS hash, deleted_at AS deletedAt FROM scheduled_reports WHERE id = ?",
     );
-    this.#touch = sqlite.prepare("UPDATE scheduled_reports SET last_seen_at = ? WHERE id = ?");
-    this.#revive = sqlite.prepare(
-      "UPDATE scheduled_reports SET deleted_at = NULL, last_seen_at = ? WHERE id = ?",
-    );
-    this.#markDeleted = sqlite.prepare(
-      "UPDATE scheduled_reports SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL",
-    );
-    this.#versions = new VersionLog(sqlite, reportVersions);
+    this.#versions = new VersionedTable(sqlite, scheduledReports, reportVersions);
   }
 
   find(id: number): KnownRecord | null {
@@ -79,18 +69,15 @@ export class ReportWriter {
   }
 
   touch(id: number, now: string): void {
-    this.#touch.run(now, id);
+    this.#versions.touch(id, now);
   }
 
   revive(id: number, rawJson: string, contentHash: string, now: string, runId: number): void {
-    this.#revive.run(now, id);
-    this.#versions.open(id, contentHash, rawJson, now, runId);
+    this.#versions.revive(id, rawJson, contentHash, now, runId);
   }
 
   /** Returns whether the report was live (and is now deleted). */
   markDeleted(id: number, now: string): boolean {
-    const changed = this.#markDeleted.run(now, id).changes > 0;
-    if (changed) this.#versions.close(id, now);
-    return changed;
+    return this.#versions.markDeleted(id, now);
   }
 }
