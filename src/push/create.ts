@@ -9,6 +9,7 @@ import {
   type AttemptKnowledge,
   beginAttempt,
   endAttempt,
+  failChildren,
   getRequest,
   getScenario,
   markCreated,
@@ -96,7 +97,8 @@ export async function createScenarioFor(
             "scenario already existed after an attempt with a lost answer; not created twice",
           );
           // Children need the parent's id, which a lost answer did not give us.
-          failChildren(sqlite, key, now());
+          const why = `parent ${key} exists but its id is unknown (its create answer was lost)`;
+          failChildren(sqlite, key, "PARENT_ID_UNKNOWN", why, now());
         }
         return { status: "exists", ready: [] };
       case "failed":
@@ -139,21 +141,5 @@ async function withLocalRetries(deps: CreateDeps, what: string, write: () => voi
       }
       await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
     }
-  }
-}
-
-function failChildren(sqlite: Sqlite, parentKey: string, now: string): void {
-  const kids = sqlite
-    .prepare("SELECT key FROM scenario_requests WHERE parent_key = ? AND status IN ('pending','queued')")
-    .pluck()
-    .all(parentKey) as string[];
-  for (const k of kids) {
-    markFailed(
-      sqlite,
-      k,
-      "PARENT_ID_UNKNOWN",
-      `parent ${parentKey} exists but its id is unknown (its create answer was lost)`,
-      now,
-    );
   }
 }

@@ -19,8 +19,6 @@ export interface PushQueueDeps {
   sqlite: Sqlite;
   clients: Clients;
   logger: Logger;
-  /** Called after a row settles (created / exists / failed / skipped): progress reporting. */
-  onSettled?: (key: string, status: string) => void;
 }
 
 export class PushQueue extends OwnedQueue {
@@ -76,7 +74,6 @@ export class PushQueue extends OwnedQueue {
             deps,
           );
           if (result.ready.length) await this.enqueue(result.ready);
-          this.deps.onSettled?.(job.data.key, result.status);
           return result.status;
         } catch (err) {
           if (err instanceof PushUnauthorizedError) {

@@ -10,7 +10,6 @@ import { perConnection, plucked, prepared } from "./prepared.js";
 import { inserter } from "./statements.js";
 
 export type RequestStatus = ScenarioRequestRow["status"];
-export const SETTLED: readonly RequestStatus[] = ["created", "exists", "failed"];
 
 export * from "./outbox-record.js";
 export * from "./outbox-report.js";
@@ -162,6 +161,26 @@ export function markExists(sqlite: Sqlite, key: string, message: string, now: st
   );
 }
 
+const FAIL_SQL = `UPDATE scenario_requests SET status = 'failed',
+    uncertain = CASE ? WHEN 'none' THEN (uncertain OR in_flight) WHEN 'unknown' THEN 1 ELSE uncertain END,
+    in_flight = 0, error_code = ?, last_error = ?, updated_at = ?
+  WHERE key = ? AND status IN ('pending', 'queued')`;
+const UNSETTLED_CHILDREN_SQL =
+  "SELECT key FROM scenario_requests WHERE parent_key = ? AND status IN ('pending', 'queued')";
+
+/** Fail the unsettled children of `parentKey` (and, through markFailed, their descendants). */
+export function failChildren(
+  sqlite: Sqlite,
+  parentKey: string,
+  code: string,
+  message: string,
+  now: string,
+): void {
+  for (const child of plucked(sqlite, UNSETTLED_CHILDREN_SQL).all(parentKey) as string[]) {
+    markFailed(sqlite, child, code, message, now);
+  }
+}
+
 /**
  * Fail an unsettled row, and every unsettled descendant with reason "parent failed". Returns
  * the count. `attempt` says what this run knows of the row's in-flight attempt: one that may
@@ -176,15 +195,8 @@ export function markFailed(
   now: string,
   attempt: AttemptKnowledge = "none",
 ): number {
-  const fail = sqlite.prepare(
-    `UPDATE scenario_requests SET status = 'failed',
-       uncertain = CASE ? WHEN 'none' THEN (uncertain OR in_flight) WHEN 'unknown' THEN 1 ELSE uncertain END,
-       in_flight = 0, error_code = ?, last_error = ?, updated_at = ?
-     WHERE key = ? AND status IN ('pending', 'queued')`,
-  );
-  const children = sqlite
-    .prepare("SELECT key FROM scenario_requests WHERE parent_key = ? AND status IN ('pending', 'queued')")
-    .pluck();
+  const fail = prepared(sqlite, FAIL_SQL);
+  const children = plucked(sqlite, UNSETTLED_CHILDREN_SQL);
   return sqlite.transaction(() => {
     if (fail.run(attempt, code, message, now, key).changes === 0) return 0;
     let count = 1;

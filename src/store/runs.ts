@@ -1,5 +1,6 @@
 /** sync_runs, rejected_records and sync_errors. */
 import type { Sqlite } from "./db.js";
+import { prepared } from "./prepared.js";
 
 export type RunStatus = "running" | "succeeded" | "partial" | "failed";
 
@@ -59,11 +60,11 @@ export function recordRejected(
   reason: string,
   rawJson: string | null,
 ): void {
-  sqlite
-    .prepare(
-      "INSERT INTO rejected_records (run_id, entity, entity_id, reason, raw_json) VALUES (?, ?, ?, ?, ?)",
-    )
-    .run(runId, entity, entityId, reason, rawJson);
+  // Prepared once per connection: a bad list can reject every one of 100,000 records.
+  prepared(
+    sqlite,
+    "INSERT INTO rejected_records (run_id, entity, entity_id, reason, raw_json) VALUES (?, ?, ?, ?, ?)",
+  ).run(runId, entity, entityId, reason, rawJson);
 }
 
 export function recordSyncError(
@@ -75,11 +76,10 @@ export function recordSyncError(
   httpStatus: number | null,
   message: string,
 ): void {
-  sqlite
-    .prepare(
-      "INSERT INTO sync_errors (run_id, entity, entity_id, code, http_status, message) VALUES (?, ?, ?, ?, ?, ?)",
-    )
-    .run(runId, entity, entityId, code, httpStatus, message);
+  prepared(
+    sqlite,
+    "INSERT INTO sync_errors (run_id, entity, entity_id, code, http_status, message) VALUES (?, ?, ?, ?, ?, ?)",
+  ).run(runId, entity, entityId, code, httpStatus, message);
 }
 
 /**

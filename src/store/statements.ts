@@ -48,13 +48,3 @@ export function inserter<T extends SQLiteTable>(
     stmt.run(values);
   };
 }
-
-/** `(table keys) = values` for an UPDATE ... SET, by drizzle column key. */
-export function columnNames<T extends SQLiteTable>(table: T, keys: readonly string[]): string[] {
-  const cols = getTableColumns(table) as Record<string, { name: string }>;
-  return keys.map((k) => {
-    const c = cols[k];
-    if (!c) throw new Error(`unknown column ${k}`);
-    return c.name;
-  });
-}
