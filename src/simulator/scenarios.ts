@@ -86,46 +86,39 @@ export class ScenarioStore {
 
   /** The parent object as the service echoes it (seed 2.1.1). */
   parentWire(s: StoredScenario): Record<string, unknown> {
-    return {
-      id: s.id,
-      type: "SELENIUM",
-      scenario_name: s.scenarioName,
-      description: s.description,
-      enabled: true,
-      deleted: false,
-      test_management_enabled: s.testrailEnabled,
-      execute_mode: "AUTOMATED",
-      project_id: s.projectId,
-      parameterized: false,
-      has_parameterized_class: false,
-      test_scenario_java_parameters: [],
-      group: s.group,
-    };
+    return { ...common(s), test_management_enabled: s.testrailEnabled };
   }
 
   /** The full scenario returned by the create operation (seed 2.1). */
   wire(s: StoredScenario): Record<string, unknown> {
     const parent = s.parentId === null ? undefined : this.byId.get(s.parentId);
     return {
-      id: s.id,
-      type: "SELENIUM",
-      scenario_name: s.scenarioName,
-      description: s.description,
-      enabled: true,
-      deleted: false,
+      ...common(s),
       testrail_enabled: s.testrailEnabled,
       parent: parent ? this.parentWire(parent) : undefined,
-      execute_mode: "AUTOMATED",
       source_file: s.sourceFile,
       max_execution_time: s.maxExecutionTime,
-      project_id: s.projectId,
       childs: [],
-      parameterized: false,
-      has_parameterized_class: false,
       java_test_class: javaTestClass(s.sourceFile),
       java_test_methods: s.javaTestMethods,
-      test_scenario_java_parameters: [],
-      group: s.group,
     };
   }
+}
+
+/** The fields a scenario and its parent object share (seed 2.1, 2.1.1). */
+function common(s: StoredScenario): Record<string, unknown> {
+  return {
+    id: s.id,
+    type: "SELENIUM",
+    scenario_name: s.scenarioName,
+    description: s.description,
+    enabled: true,
+    deleted: false,
+    execute_mode: "AUTOMATED",
+    project_id: s.projectId,
+    parameterized: false,
+    has_parameterized_class: false,
+    test_scenario_java_parameters: [],
+    group: s.group,
+  };
 }

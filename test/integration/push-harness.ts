@@ -4,6 +4,7 @@
  * deleted on close, never the whole Redis), the CLI run in this process, and checks of what
  * the simulator really holds.
  */
+
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +14,7 @@ import { vi } from "vitest";
 import { main } from "../../src/cli.js";
 import { type Config, parseConfig } from "../../src/config.js";
 import { createLogger } from "../../src/log.js";
+import type { AdminScenario } from "../../src/simulator/scenarios.js";
 import type { FaultOptions, RunningSimulator, SimulatorOptions } from "../../src/simulator/server.js";
 import { startSimulator } from "../../src/simulator/server.js";
 import { openStore, type Store } from "../../src/store/db.js";
@@ -46,14 +48,7 @@ export function flatRows(n: number, prefix = "flat"): SeedLine[] {
   );
 }
 
-export interface AdminScenario {
-  id: number;
-  project_id: number;
-  company_id: number;
-  scenario_name: string;
-  parent_id: number | null;
-  created_at_ms: number;
-}
+export type { AdminScenario };
 
 export interface RequestRow {
   key: string;
