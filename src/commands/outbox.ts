@@ -1,7 +1,7 @@
 /** Commands over the push outbox: status, push-failures, retry-failed, resume-push. */
 import { assertRedis } from "../queue/connection.js";
-import { PushQueue } from "../queue/push.js";
-import { createClients } from "../runtime.js";
+import { OwnedQueue } from "../queue/owned-queue.js";
+import { PUSH_QUEUE } from "../queue/push.js";
 import { openStore } from "../store/db.js";
 import { failedRows, failureReasons, resetFailed, statusCounts, takeReady } from "../store/outbox.js";
 import { withPushQueue } from "./push-env.js";
@@ -28,12 +28,8 @@ sync run of every configured company.`,
       for (const r of failureReasons(store.sqlite)) ctx.out(`  failed ${r.code}: ${r.n}`);
       try {
         await assertRedis(cfg.redisUrl, 1000);
-        const queue = new PushQueue({
-          cfg,
-          sqlite: store.sqlite,
-          clients: createClients(cfg, ctx.logger),
-          logger: ctx.logger,
-        });
+        // Only the queue's state is read: no worker, no API clients.
+        const queue = new OwnedQueue(PUSH_QUEUE, cfg, ctx.logger);
         const paused = await queue.queue.isPaused();
         const jobs = await queue.queue.getJobCounts("waiting", "active", "delayed");
         await queue.close();
