@@ -78,15 +78,14 @@ export const scheduledReportSchema = z.looseObject({
   alerts: opt(z.array(reportAlertSchema)),
 });
 
-/** The parent object of a create-scenario request (seed 2.1.1). */
-export const parentScenarioSchema = z.looseObject({
+/** The fields a scenario and its parent object share (seed 2.1, 2.1.1). */
+const scenarioCore = {
   id: int,
   type: opt(z.string()),
   scenario_name: opt(z.string()),
   description: opt(z.string()),
   enabled: opt(z.boolean()),
   deleted: opt(z.boolean()),
-  test_management_enabled: opt(z.boolean()),
   execute_mode: opt(z.string()),
   project_id: opt(int),
   parameterized: opt(z.boolean()),
@@ -94,6 +93,12 @@ export const parentScenarioSchema = z.looseObject({
   test_scenario_java_parameters: opt(z.array(z.unknown())),
   group: opt(z.boolean()),
   childs: opt(z.array(z.unknown())),
+};
+
+/** The parent object of a create-scenario request (seed 2.1.1). */
+export const parentScenarioSchema = z.looseObject({
+  ...scenarioCore,
+  test_management_enabled: opt(z.boolean()),
 });
 
 /** Body of POST /api/projects/{projectId}/scenarios (seed 4.1), wire names. */
@@ -112,25 +117,13 @@ export const createScenarioBodySchema = z.object({
 
 /** A created scenario (seed 2.1). */
 export const scenarioSchema = z.looseObject({
-  id: int,
-  type: opt(z.string()),
-  scenario_name: opt(z.string()),
-  description: opt(z.string()),
-  enabled: opt(z.boolean()),
-  deleted: opt(z.boolean()),
+  ...scenarioCore,
   testrail_enabled: opt(z.boolean()),
   parent: opt(z.union([parentScenarioSchema, z.object({})])),
-  execute_mode: opt(z.string()),
   source_file: opt(z.string()),
   max_execution_time: opt(int),
-  project_id: opt(int),
-  childs: opt(z.array(z.unknown())),
-  parameterized: opt(z.boolean()),
-  has_parameterized_class: opt(z.boolean()),
   java_test_class: opt(z.string()),
   java_test_methods: opt(z.string()),
-  test_scenario_java_parameters: opt(z.array(z.unknown())),
-  group: opt(z.boolean()),
 });
 
 export const tokenResponseSchema = z.looseObject({
