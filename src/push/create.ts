@@ -15,7 +15,6 @@ import {
   markCreated,
   markExists,
   markFailed,
-  takeChildren,
 } from "../store/outbox.js";
 import { type CreateScenarioBody, scenarioSchema } from "../wire/schemas.js";
 import { classifyFailure } from "./classify.js";
@@ -28,7 +27,20 @@ export interface CreateDeps {
   acquireSlot(): Promise<void>;
   logger: Logger;
   now?: () => Date;
+  /**
+   * Commits a write before resolving; the worker shares one commit among the jobs of an
+   * event-loop turn (GroupCommit). Default: each write commits on its own.
+   */
+  commit?: <T>(write: () => T) => Promise<T>;
 }
+
+const commitAlone = <T>(write: () => T): Promise<T> => {
+  try {
+    return Promise.resolve(write());
+  } catch (err) {
+    return Promise.reject(err);
+  }
+};
 
 const LOCAL_WRITE_ATTEMPTS = 5;
 
@@ -48,6 +60,7 @@ export async function createScenarioFor(
   finalAttempt: boolean,
 ): Promise<CreateResult> {
   const { sqlite } = deps;
+  const commit = deps.commit ?? commitAlone;
   const now = () => (deps.now?.() ?? new Date()).toISOString();
   const row = getRequest(sqlite, key);
   if (!row || row.status === "created" || row.status === "exists" || row.status === "failed") {
@@ -78,7 +91,8 @@ export async function createScenarioFor(
   const beforeSend = async () => {
     await deps.acquireSlot();
     if (!began) {
-      uncertain = beginAttempt(sqlite, key, now());
+      // Committed before the request leaves: a crash after the server's commit leaves a trace.
+      uncertain = await commit(() => beginAttempt(sqlite, key, now()));
       began = true;
     }
   };
@@ -119,19 +133,19 @@ export async function createScenarioFor(
   }
   // The service created it: record the answer. A local failure here is not the service's
   // (and must not be classified as an unknown outcome, which would lose the id): retry it.
-  const created = scenarioRow(answer.scenario, answer.text, key, row.companyId, now());
-  await withLocalRetries(deps, `record scenario ${created.id} of ${key}`, () =>
-    markCreated(sqlite, key, created, now()),
+  const at = now();
+  const created = scenarioRow(answer.scenario, answer.text, key, row.companyId, at);
+  const ready = await withLocalRetries(deps, `record scenario ${created.id} of ${key}`, () =>
+    commit(() => markCreated(sqlite, key, created, at)),
   );
-  return { status: "created", ready: takeChildren(sqlite, key, now()) };
+  return { status: "created", ready };
 }
 
 /** A local SQLite write, retried a few times (another process may hold the write lock). */
-async function withLocalRetries(deps: CreateDeps, what: string, write: () => void): Promise<void> {
+async function withLocalRetries<T>(deps: CreateDeps, what: string, write: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      write();
-      return;
+      return await write();
     } catch (err) {
       if (attempt >= LOCAL_WRITE_ATTEMPTS) {
         // Say what was created, so it can be recovered by hand; the row stays in flight,

@@ -6,6 +6,7 @@ import type { Logger } from "../log.js";
 import { PushUnauthorizedError } from "../push/create.js";
 import type { Clients } from "../runtime.js";
 import type { Sqlite } from "../store/db.js";
+import { GroupCommit } from "../store/group-commit.js";
 import { getRequest, markFailed } from "../store/outbox.js";
 import { OwnedQueue } from "./owned-queue.js";
 import { SharedRateLimiter } from "./rate-limit.js";
@@ -58,11 +59,13 @@ export class PushQueue extends OwnedQueue {
       `${cfg.queuePrefix}:${PUSH_QUEUE}:rate`,
       cfg.push.ratePerSecond,
     );
+    const group = new GroupCommit(this.deps.sqlite);
     const deps = {
       sqlite: this.deps.sqlite,
       clientFor: (id: number) => this.deps.clients.clientFor(id),
       acquireSlot: () => limiter.acquire(),
       logger,
+      commit: <T>(write: () => T) => group.run(write),
     };
     const lockMs = opts.lockDurationMs ?? cfg.push.lockDurationMs;
     const worker = this.runWorker(

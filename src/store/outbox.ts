@@ -22,9 +22,13 @@ const SELECT_COLUMNS = `key, company_id AS companyId, project_id AS projectId, s
 
 export function getRequest(sqlite: Sqlite, key: string): ScenarioRequestRow | undefined {
   const row = prepared(sqlite, `SELECT ${SELECT_COLUMNS} FROM scenario_requests WHERE key = ?`).get(key) as
-    | (Omit<ScenarioRequestRow, "inFlight" | "uncertain"> & { inFlight: number; uncertain: number })
+    | Record<"inFlight" | "uncertain", unknown>
     | undefined;
-  return row ? { ...row, inFlight: row.inFlight === 1, uncertain: row.uncertain === 1 } : undefined;
+  if (!row) return undefined;
+  // In place: every push job reads its row, and a copy of 18 columns showed in profiles.
+  row.inFlight = row.inFlight === 1;
+  row.uncertain = row.uncertain === 1;
+  return row as ScenarioRequestRow;
 }
 
 /**
@@ -68,21 +72,6 @@ export function takeReady(sqlite: Sqlite, now: string, batchId?: string): string
     }
     return (batchId === undefined ? take.all(now) : take.all(now, batchId)) as string[];
   })();
-}
-
-/** A parent was created: its pending children are marked queued and returned. */
-export function takeChildren(sqlite: Sqlite, parentKey: string, now: string): string[] {
-  // Most rows have no children: a read says so without taking the write lock.
-  const any = plucked(
-    sqlite,
-    "SELECT EXISTS (SELECT 1 FROM scenario_requests WHERE parent_key = ? AND status = 'pending')",
-  );
-  if (any.get(parentKey) !== 1) return [];
-  return plucked(
-    sqlite,
-    `UPDATE scenario_requests SET status = 'queued', updated_at = ? WHERE parent_key = ? AND status = 'pending'
-     RETURNING key`,
-  ).all(now, parentKey) as string[];
 }
 
 /** Keys of rows already queued (to re-add their jobs after a crash; job ids dedupe). */
@@ -130,10 +119,11 @@ export function endAttempt(
 }
 
 /**
- * Record the service's answer. Applies to an unsettled row, or upgrades `exists` (a duplicate
- * run of the same job that saw the name clash first): the answer carries the id.
+ * Record the service's answer, and return the row's pending children, now queued: their parent
+ * has its id. Applies to an unsettled row, or upgrades `exists` (a duplicate run of the same
+ * job that saw the name clash first): the answer carries the id.
  */
-export function markCreated(sqlite: Sqlite, key: string, scenario: ScenarioRow, now: string): void {
+export function markCreated(sqlite: Sqlite, key: string, scenario: ScenarioRow, now: string): string[] {
   const write = perConnection(sqlite, "markCreated", () => {
     const insertScenario = inserter(sqlite, scenarios, {
       upsertKeys: ["requestKey", "rawJson", "recordedAt"],
@@ -142,12 +132,19 @@ export function markCreated(sqlite: Sqlite, key: string, scenario: ScenarioRow, 
       `UPDATE scenario_requests SET status = 'created', scenario_id = ?, in_flight = 0, last_error = NULL,
          error_code = NULL, updated_at = ? WHERE key = ? AND status IN ('pending', 'queued', 'exists')`,
     );
+    const children = sqlite
+      .prepare(
+        `UPDATE scenario_requests SET status = 'queued', updated_at = ? WHERE parent_key = ? AND status = 'pending'
+         RETURNING key`,
+      )
+      .pluck();
     return sqlite.transaction((k: string, s: ScenarioRow, at: string) => {
       insertScenario(s);
       update.run(s.id, at, k);
+      return children.all(at, k) as string[];
     });
   });
-  write(key, scenario, now);
+  return write(key, scenario, now);
 }
 
 /** Returns whether the row was unsettled (and is now `exists`). */

@@ -17,7 +17,6 @@ import {
   recordSeedRejections,
   resetFailed,
   statusCounts,
-  takeChildren,
   takeReady,
 } from "../../src/store/outbox.js";
 
@@ -53,9 +52,10 @@ afterEach(() => {
 
 const status = (key: string) => getRequest(store.sqlite, key)?.status;
 let nextId = 1_000_001;
-function created(key: string): number {
+/** Records `key` as created; returns the children that became ready. */
+function created(key: string): string[] {
   const id = nextId++;
-  markCreated(
+  return markCreated(
     store.sqlite,
     key,
     {
@@ -67,7 +67,6 @@ function created(key: string): number {
     },
     T1,
   );
-  return id;
 }
 
 describe("recordRows", () => {
@@ -145,18 +144,17 @@ describe("recordRows", () => {
   });
 });
 
-describe("takeReady and takeChildren", () => {
+describe("takeReady and markCreated", () => {
   it("queues roots first and each child only once its parent is created", () => {
     recordRows(store.sqlite, TREE, "batch-1", "/a", T0);
     expect(takeReady(store.sqlite, T0, "batch-1").sort()).toEqual(["lone", "suite"]);
     expect(takeReady(store.sqlite, T0, "batch-1")).toEqual([]);
     // Children of a parent that is only queued are not taken.
-    expect(takeChildren(store.sqlite, "suite", T0)).toEqual(["child"]);
+    expect(status("child")).toBe("pending");
+    expect(created("suite")).toEqual(["child"]);
     expect(status("grandchild")).toBe("pending");
-    created("child");
-    expect(takeChildren(store.sqlite, "child", T0)).toEqual(["grandchild"]);
-    expect(takeChildren(store.sqlite, "child", T0)).toEqual([]);
-    expect(statusCounts(store.sqlite)).toMatchObject({ pending: 0, queued: 3, created: 1 });
+    expect(created("child")).toEqual(["grandchild"]);
+    expect(statusCounts(store.sqlite)).toMatchObject({ pending: 0, queued: 2, created: 2 });
   });
 
   it("takes only the given batch's rows, and a pending child of a created parent", () => {
@@ -260,7 +258,8 @@ describe("attempts", () => {
   it("records a created row with its scenario and clears the in-flight mark", () => {
     recordRows(store.sqlite, [row("a")], "b", "/a", T0);
     beginAttempt(store.sqlite, "a", T0);
-    const id = created("a");
+    const id = nextId;
+    expect(created("a")).toEqual([]);
     expect(getRequest(store.sqlite, "a")).toMatchObject({
       status: "created",
       scenarioId: id,
@@ -297,7 +296,6 @@ describe("markFailed and resetFailed", () => {
     recordRows(store.sqlite, TREE, "b", "/a", T0);
     takeReady(store.sqlite, T0);
     created("suite");
-    takeChildren(store.sqlite, "suite", T0);
     created("child");
     expect(markFailed(store.sqlite, "grandchild", "INVALID_REQUEST", "bad", T1)).toBe(1);
     expect(status("child")).toBe("created");
