@@ -1,5 +1,6 @@
 /** Redis connections for BullMQ, and a fast, clear failure when Redis is not there. */
 import { Redis } from "ioredis";
+import { coalesceWrites } from "./coalesce.js";
 
 export class RedisUnavailableError extends Error {
   override name = "RedisUnavailableError";
@@ -16,9 +17,9 @@ export function safeRedisUrl(url: string): string {
   }
 }
 
-/** A connection as BullMQ workers need it (no per-command retry limit). */
+/** A connection as BullMQ workers need it (no per-command retry limit), writes coalesced. */
 export function createRedis(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true });
+  return coalesceWrites(new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true }));
 }
 
 /** Ping Redis once, with a short timeout; throws a one-line error saying where and why. */
