@@ -88,7 +88,7 @@ async function submit(ctx: CommandContext, { store, queue }: PushEnv, seed: Load
   let lastReconcile = Date.now();
   const result = await waitForBatch(store.sqlite, batchId, {
     signal: ctx.stopSignal,
-    onProgress: (c) => progress.update(c.created + c.exists + c.failed),
+    onProgress: (settled) => progress.update(settled),
     check: async () => {
       // Bounded: while Redis is away the call would block, and so would Ctrl-C.
       if ((await withTimeout(queue.queue.isPaused(), 3000)) === true)

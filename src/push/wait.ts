@@ -1,11 +1,12 @@
 /** Wait until every row of a push batch is settled, reporting progress. */
 import type { Sqlite } from "../store/db.js";
-import { type StatusCounts, statusCounts } from "../store/outbox.js";
+import { type StatusCounts, statusCounts, unsettledCount } from "../store/outbox.js";
 
 export interface WaitOptions {
   pollMs?: number;
   signal?: AbortSignal;
-  onProgress?: (counts: StatusCounts) => void;
+  /** Rows of the batch settled so far (created, exists or failed). */
+  onProgress?: (settled: number) => void;
   /** Checked each poll: a reason to stop waiting (e.g. the queue was paused), or null. */
   check?: () => Promise<string | null>;
 }
@@ -19,13 +20,17 @@ export async function waitForBatch(
   batchId: string,
   opts: WaitOptions = {},
 ): Promise<WaitResult> {
+  const total = Object.values(statusCounts(sqlite, batchId)).reduce((a, b) => a + b, 0);
   for (;;) {
-    const counts = statusCounts(sqlite, batchId);
-    opts.onProgress?.(counts);
-    if (counts.pending + counts.queued === 0) return { done: true, counts };
-    if (opts.signal?.aborted) return { done: false, counts, reason: "interrupted" };
+    // Each poll counts only the rows still open: counts by status would read every row of
+    // the batch twice a second, a few percent of a core on a 100,000-row push.
+    const open = unsettledCount(sqlite, batchId);
+    opts.onProgress?.(total - open);
+    if (open === 0) return { done: true, counts: statusCounts(sqlite, batchId) };
+    if (opts.signal?.aborted)
+      return { done: false, counts: statusCounts(sqlite, batchId), reason: "interrupted" };
     const stop = await opts.check?.();
-    if (stop) return { done: false, counts, reason: stop };
+    if (stop) return { done: false, counts: statusCounts(sqlite, batchId), reason: stop };
     await new Promise((resolve) => setTimeout(resolve, opts.pollMs ?? 500));
   }
 }

@@ -1,7 +1,7 @@
 /** Read-only views of the outbox for people: counts, failure reasons, failed rows. */
 import type { Sqlite } from "./db.js";
 import type { RequestStatus } from "./outbox.js";
-import { prepared } from "./prepared.js";
+import { plucked, prepared } from "./prepared.js";
 
 export type StatusCounts = Record<RequestStatus, number>;
 
@@ -15,6 +15,14 @@ export function statusCounts(sqlite: Sqlite, batchId?: string): StatusCounts {
   }[];
   for (const r of rows) counts[r.status] = r.n;
   return counts;
+}
+
+/** Rows of a batch not settled yet (pending or queued). */
+export function unsettledCount(sqlite: Sqlite, batchId: string): number {
+  return plucked(
+    sqlite,
+    "SELECT count(*) FROM scenario_requests WHERE batch_id = ? AND status IN ('pending', 'queued')",
+  ).get(batchId) as number;
 }
 
 export function failureReasons(sqlite: Sqlite, batchId?: string): { code: string; n: number }[] {
