@@ -13,7 +13,10 @@ export interface Clients {
 }
 
 export function createClients(cfg: Config, logger: Logger): Clients {
-  const http = new HttpTransport({ ...cfg.http, logger });
+  // Each create job in flight holds a connection: fewer would queue the push's requests
+  // behind each other, whatever push.concurrency says.
+  const connections = Math.max(cfg.http.connections, cfg.push.concurrency);
+  const http = new HttpTransport({ ...cfg.http, connections, logger });
   const clients = new Map<number, TasClient>();
   const company = (id: number) => {
     const c = cfg.companies.find((x) => x.id === id);

@@ -327,6 +327,22 @@ describe("push --wait against the simulator", () => {
     expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(2700);
   });
 
+  it("keeps push.concurrency creates in flight even when http.connections is lower", async () => {
+    const t = await harness({
+      config: {
+        http: { timeoutMs: 3000, maxAttempts: 2, maxRequestsPerSecond: 1000, connections: 1 },
+        push: { ratePerSecond: 1000, concurrency: 4, maxAttempts: 3, lockDurationMs: 5000 },
+      },
+    });
+    await t.setFaults({ latencyMs: 400 });
+    const run = await t.cli(["push", t.seed("wide.ndjson", flatRows(4, "wide")), "--wait"]);
+    expect(run.code).toBe(0);
+    const times = (await t.scenarios()).map((s) => s.created_at_ms);
+    expect(times).toHaveLength(4);
+    // On one connection the four would be answered 400 ms apart (1.2 s from first to last).
+    expect(Math.max(...times) - Math.min(...times)).toBeLessThan(300);
+  });
+
   it("takes a new rate-limit slot for a resend after a 429, so the limit still holds", async () => {
     const t = await harness({
       sim: { faults: { rateLimitRate: 0.5, retryAfterSeconds: 1 } },
