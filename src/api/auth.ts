@@ -88,7 +88,7 @@ export class PasswordGrantProvider implements TokenProvider {
   async #grant(form: Record<string, string>): Promise<string> {
     const s = this.settings;
     const basic = Buffer.from(`${s.clientId}:${s.clientSecret}`).toString("base64");
-    const res = await this.http.request({
+    const res = await this.http.requestText({
       operation: "token",
       method: "POST",
       url: new URL(s.tokenUrl),
@@ -100,7 +100,7 @@ export class PasswordGrantProvider implements TokenProvider {
       body: new URLSearchParams(form).toString(),
       idempotent: true,
     });
-    const token = parseBody(await res.body.text(), tokenResponseSchema, "token", res.statusCode);
+    const token = parseBody(res.text, tokenResponseSchema, "token", res.statusCode);
     const now = this.now();
     const lifetimeMs = (token.expires_in ?? 3600) * 1000;
     this.#held = {

@@ -110,7 +110,7 @@ export class TasClient {
     const url = this.#url(`/api/scheduled-reports/scheduled/${id}`);
     url.searchParams.set("companyId", String(this.deps.companyId));
     const res = await this.#authorized((token) =>
-      this.deps.http.request({
+      this.deps.http.requestText({
         operation: "getScheduledReport",
         method: "GET",
         url,
@@ -118,7 +118,7 @@ export class TasClient {
         idempotent: true,
       }),
     );
-    return readBody(res.body, "getScheduledReport");
+    return res.text;
   }
 
   /**
@@ -133,7 +133,7 @@ export class TasClient {
   ): Promise<CreatedScenario> {
     const payload = JSON.stringify(body);
     const res = await this.#authorized((token) =>
-      this.deps.http.request({
+      this.deps.http.requestText({
         operation: "createScenario",
         method: "POST",
         url: this.#url(`/api/projects/${encodeURIComponent(String(projectId))}/scenarios`),
@@ -143,8 +143,10 @@ export class TasClient {
         ...(beforeSend ? { beforeSend } : {}),
       }),
     );
-    const text = await readBody(res.body, "createScenario");
-    return { text, scenario: parseBody(text, scenarioSchema, "createScenario", res.statusCode) };
+    return {
+      text: res.text,
+      scenario: parseBody(res.text, scenarioSchema, "createScenario", res.statusCode),
+    };
   }
 
   #url(path: string): URL {
@@ -171,16 +173,5 @@ export class TasClient {
       this.deps.logger.info({ companyId: this.deps.companyId }, "token refused (401); authenticating again");
       return send(await auth.token());
     }
-  }
-}
-
-async function readBody(
-  body: AsyncIterable<unknown> & { text(): Promise<string> },
-  operation: "getScheduledReport" | "createScenario",
-): Promise<string> {
-  try {
-    return await body.text();
-  } catch (err) {
-    throw transportError(operation, err);
   }
 }

@@ -4,6 +4,7 @@
  * and waits for 429 Retry-After. Every failure leaves here as a typed ApiError.
  */
 import { Agent, type Dispatcher, request } from "undici";
+import type { IncomingHttpHeaders } from "undici/types/header.js";
 import type { Logger } from "../log.js";
 import {
   type ApiError,
@@ -41,6 +42,13 @@ export interface RequestSpec {
 
 export type Response = Dispatcher.ResponseData;
 
+/** A 2xx response read whole (small bodies: a created scenario, a report, a token). */
+export interface TextResponse {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+}
+
 /** How many 429s one call will sit out before giving up; they do not use up attempts. */
 const MAX_RATE_LIMIT_WAITS = 30;
 const MAX_ERROR_BODY = 64 * 1024;
@@ -66,16 +74,29 @@ export class HttpTransport {
   }
 
   /**
-   * Sends with retries and returns a 2xx response whose body the caller must consume.
-   * Non-idempotent requests get no retry here except for 429 (which was not processed).
+   * Sends with retries and returns a 2xx response whose body the caller must consume (a
+   * stream: the plan list can be large). Non-idempotent requests get no retry here except
+   * for 429 (which was not processed).
    */
-  async request(spec: RequestSpec): Promise<Response> {
+  request(spec: RequestSpec): Promise<Response> {
+    return this.#retrying(spec, () => this.#streamOnce(spec));
+  }
+
+  /**
+   * As `request`, for a body read whole. It skips the response stream (and its async
+   * context), which costs more CPU than the rest of a small request.
+   */
+  requestText(spec: RequestSpec): Promise<TextResponse> {
+    return this.#retrying(spec, () => this.#textOnce(spec));
+  }
+
+  async #retrying<T>(spec: RequestSpec, once: () => Promise<T>): Promise<T> {
     let attempt = 0;
     let rateLimitWaits = 0;
     for (;;) {
       attempt++;
       try {
-        return await this.once(spec);
+        return await once();
       } catch (err) {
         const e = err as ApiError;
         if (e instanceof RateLimitedError && rateLimitWaits < MAX_RATE_LIMIT_WAITS) {
@@ -106,9 +127,8 @@ export class HttpTransport {
   }
 
   /** One attempt: rate-limited send; non-2xx becomes a typed error. */
-  async once(spec: RequestSpec): Promise<Response> {
-    await spec.beforeSend?.();
-    await this.#limiter(spec.url.host).acquire();
+  async #streamOnce(spec: RequestSpec): Promise<Response> {
+    await this.#beforeSend(spec);
     let res: Response;
     try {
       res = await request(spec.url, {
@@ -125,6 +145,61 @@ export class HttpTransport {
     const retryAfter =
       res.statusCode === 429 ? parseRetryAfter(res.headers["retry-after"], this.#now()) : null;
     throw errorFromResponse(spec.operation, res.statusCode, text, retryAfter);
+  }
+
+  async #textOnce(spec: RequestSpec): Promise<TextResponse> {
+    await this.#beforeSend(spec);
+    let res: TextResponse;
+    try {
+      res = await this.#dispatchText(spec);
+    } catch (err) {
+      throw transportError(spec.operation, err);
+    }
+    if (res.statusCode >= 200 && res.statusCode < 300) return res;
+    const retryAfter =
+      res.statusCode === 429 ? parseRetryAfter(res.headers["retry-after"], this.#now()) : null;
+    throw errorFromResponse(spec.operation, res.statusCode, res.text, retryAfter);
+  }
+
+  async #beforeSend(spec: RequestSpec): Promise<void> {
+    await spec.beforeSend?.();
+    await this.#limiter(spec.url.host).acquire();
+  }
+
+  /** The response read whole by a dispatch handler; of an error, the first 64 KiB only. */
+  #dispatchText(spec: RequestSpec): Promise<TextResponse> {
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let statusCode = 0;
+      let headers: IncomingHttpHeaders = {};
+      const options: Dispatcher.DispatchOptions = {
+        origin: spec.url.origin,
+        path: spec.url.pathname + spec.url.search,
+        method: spec.method,
+        headers: spec.headers,
+        body: spec.body ?? null,
+      };
+      this.#agent.dispatch(options, {
+        // Its presence marks this as a handler of undici's current API (not the legacy one).
+        onRequestStart() {},
+        onResponseStart(_controller, status, responseHeaders) {
+          statusCode = status;
+          headers = responseHeaders;
+        },
+        onResponseData(_controller, chunk) {
+          const ok = statusCode >= 200 && statusCode < 300;
+          if (ok || size < MAX_ERROR_BODY) chunks.push(chunk);
+          size += chunk.length;
+        },
+        onResponseEnd() {
+          resolve({ statusCode, headers, text: Buffer.concat(chunks).toString("utf8") });
+        },
+        onResponseError(_controller, err) {
+          reject(err);
+        },
+      });
+    });
   }
 
   async close(): Promise<void> {
