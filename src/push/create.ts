@@ -12,6 +12,7 @@ import {
   failChildren,
   getRequest,
   getScenario,
+  getSendable,
   markCreated,
   markExists,
   markFailed,
@@ -62,7 +63,7 @@ export async function createScenarioFor(
   const { sqlite } = deps;
   const commit = deps.commit ?? commitAlone;
   const now = () => (deps.now?.() ?? new Date()).toISOString();
-  const row = getRequest(sqlite, key);
+  const row = getSendable(sqlite, key);
   if (!row || row.status === "created" || row.status === "exists" || row.status === "failed") {
     return { status: "skipped", ready: [] };
   }

@@ -25,10 +25,29 @@ export function getRequest(sqlite: Sqlite, key: string): ScenarioRequestRow | un
     | Record<"inFlight" | "uncertain", unknown>
     | undefined;
   if (!row) return undefined;
-  // In place: every push job reads its row, and a copy of 18 columns showed in profiles.
   row.inFlight = row.inFlight === 1;
   row.uncertain = row.uncertain === 1;
   return row as ScenarioRequestRow;
+}
+
+/** What a create job needs of its row. */
+export type SendableRow = Pick<
+  ScenarioRequestRow,
+  "status" | "companyId" | "projectId" | "payloadJson" | "parentKey" | "attempts" | "inFlight" | "uncertain"
+>;
+
+/** The row as a create job reads it: only the columns it needs (every job reads one). */
+export function getSendable(sqlite: Sqlite, key: string): SendableRow | undefined {
+  const row = prepared(
+    sqlite,
+    `SELECT status, company_id AS companyId, project_id AS projectId, payload_json AS payloadJson,
+       parent_key AS parentKey, attempts, in_flight AS inFlight, uncertain
+     FROM scenario_requests WHERE key = ?`,
+  ).get(key) as Record<"inFlight" | "uncertain", unknown> | undefined;
+  if (!row) return undefined;
+  row.inFlight = row.inFlight === 1;
+  row.uncertain = row.uncertain === 1;
+  return row as SendableRow;
 }
 
 /**
