@@ -24,6 +24,8 @@ import { deleteKeys, perSecond, rawCreateLoop, simScenarios, writeSeed } from ".
 import { fmt, peakRssMb, type SpawnedSimulator, spawnSimulator, verdict } from "./support.js";
 
 const ROWS = Number(process.env.BENCH_PUSH_ROWS ?? 10_000);
+/** Rows of each side's warm-up before a no-limit measurement. */
+const WARM_ROWS = Number(process.env.BENCH_WARM_ROWS ?? 3_000);
 const RATE_ROWS = Number(process.env.BENCH_RATE_ROWS ?? 3_000);
 const ENQUEUE_ROWS = Number(process.env.BENCH_ENQUEUE_ROWS ?? 100_000);
 /** push.concurrency of the rate-limited phase. */
@@ -120,7 +122,17 @@ async function noLimitLevel(env: Env, concurrency: number): Promise<LevelResult>
     projectIds: env.company.projectIds,
   };
   const tag = `nl${concurrency}`;
-  await rawCreateLoop(target, { requests: 1_000, concurrency, tag: `warm${concurrency}` }); // JIT warm-up
+  // Both sides warmed up first, so that both are measured at their steady state: the
+  // simulator gets twice as fast over its first thousands of requests, and so does the push.
+  await rawCreateLoop(target, { requests: WARM_ROWS, concurrency, tag: `warm${concurrency}` });
+  const warmSeed = join(env.dir, `warm${concurrency}.ndjson`);
+  writeSeed(warmSeed, {
+    companyId: env.company.id,
+    projectIds: env.company.projectIds,
+    rows: WARM_ROWS,
+    tag: `warmpush${concurrency}`,
+  });
+  await pushAll(env, configFor(env, `warm${concurrency}`, 1_000_000, concurrency), warmSeed);
   // Raw capacity before and after the push, added up: the two see the same machine.
   const before = await rawCreateLoop(target, { requests: ROWS / 2, concurrency, tag: `raw${concurrency}a` });
   const seedPath = join(env.dir, `${tag}.ndjson`);
