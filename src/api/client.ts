@@ -3,7 +3,7 @@
  * current-company-id header and the companyId query are set exactly as the seed says.
  */
 import type { Logger } from "../log.js";
-import { type CreateScenarioBody, scenarioSchema, type WireScenario } from "../wire/schemas.js";
+import { scenarioSchema, type WireScenario } from "../wire/schemas.js";
 import type { TokenProvider } from "./auth.js";
 import { parseBody } from "./body.js";
 import { type ApiError, ResponseFormatError, UnauthorizedError } from "./errors.js";
@@ -128,10 +128,10 @@ export class TasClient {
    */
   async createScenario(
     projectId: number,
-    body: CreateScenarioBody,
+    /** The request body (seed 4.1) as JSON text, as the outbox stores it. */
+    payload: string,
     beforeSend?: () => Promise<void>,
   ): Promise<CreatedScenario> {
-    const payload = JSON.stringify(body);
     const res = await this.#authorized((token) =>
       this.deps.http.requestText({
         operation: "createScenario",

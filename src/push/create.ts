@@ -67,7 +67,8 @@ export async function createScenarioFor(
   if (!row || row.status === "created" || row.status === "exists" || row.status === "failed") {
     return { status: "skipped", ready: [] };
   }
-  const body = JSON.parse(row.payloadJson) as CreateScenarioBody;
+  // The stored payload is the request body as JSON; only a row with a parent_key changes it.
+  let payload = row.payloadJson;
   if (row.parentKey) {
     const parent = getRequest(sqlite, row.parentKey);
     const created =
@@ -82,7 +83,9 @@ export async function createScenarioFor(
       markFailed(sqlite, key, "PARENT_FAILED", `parent failed: ${why}`, now());
       return { status: "failed", ready: [] };
     }
+    const body = JSON.parse(payload) as CreateScenarioBody;
     body.parent = parentObject(scenarioSchema.parse(JSON.parse(created.rawJson)));
+    payload = JSON.stringify(body);
   }
 
   let began = false;
@@ -99,7 +102,7 @@ export async function createScenarioFor(
   };
   let answer: CreatedScenario;
   try {
-    answer = await deps.clientFor(row.companyId).createScenario(row.projectId, body, beforeSend);
+    answer = await deps.clientFor(row.companyId).createScenario(row.projectId, payload, beforeSend);
   } catch (err) {
     const outcome = classifyFailure(err, uncertain);
     // What this run knows of its own attempt (nothing, if it never got to send).
