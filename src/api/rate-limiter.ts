@@ -15,7 +15,10 @@ export class RateLimiter {
     const now = this.now();
     const at = Math.max(now, this.#next);
     this.#next = at + this.#intervalMs;
-    if (at > now) await this.sleep(at - now);
+    // A timer cannot wait less than a millisecond: a shorter wait (limits above 1000/s) is
+    // not slept, or every caller of a busy millisecond would wait a whole one. The schedule
+    // still advances, so any longer stretch keeps to the limit.
+    if (at - now >= 1) await this.sleep(at - now);
   }
 }
 

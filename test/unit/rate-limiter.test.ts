@@ -50,6 +50,20 @@ describe("RateLimiter", () => {
     expect(waits).toEqual([100, 200, 300, 400]);
   });
 
+  it("above 1000 per second, sleeps only once the schedule is a millisecond or more ahead", async () => {
+    const waits: number[] = [];
+    const limiter = new RateLimiter(
+      4000,
+      () => 5_000,
+      async (ms) => {
+        waits.push(ms);
+      },
+    );
+    await Promise.all(Array.from({ length: 8 }, () => limiter.acquire()));
+    // Slots 0, 0.25, 0.5, 0.75 ms go at once; 1 ms on are slept.
+    expect(waits).toEqual([1, 1.25, 1.5, 1.75]);
+  });
+
   it("does not make a caller wait after a quiet period", async () => {
     const time = fakeTime();
     const limiter = new RateLimiter(2, time.now, time.sleep);
