@@ -37,31 +37,22 @@ describe("RateLimiter", () => {
     expect(time.waits).toEqual([interval, interval, interval, interval]);
   });
 
-  it("queues concurrent callers one interval after another", async () => {
+  it.each([
+    // 10/s: every caller after the first waits its turn, 100 ms apart.
+    ["queues concurrent callers one interval after another", 10, 5, [100, 200, 300, 400]],
+    // 4000/s: slots 0, 0.25, 0.5 and 0.75 ms go at once (a timer cannot wait less than 1 ms).
+    ["above 1000/s, sleeps only once the schedule is 1 ms or more ahead", 4000, 8, [1, 1.25, 1.5, 1.75]],
+  ])("%s", async (_name, perSecond, callers, expected) => {
     const waits: number[] = [];
     const limiter = new RateLimiter(
-      10,
+      perSecond,
       () => 5_000,
       async (ms) => {
         waits.push(ms);
       },
     );
-    await Promise.all(Array.from({ length: 5 }, () => limiter.acquire()));
-    expect(waits).toEqual([100, 200, 300, 400]);
-  });
-
-  it("above 1000 per second, sleeps only once the schedule is a millisecond or more ahead", async () => {
-    const waits: number[] = [];
-    const limiter = new RateLimiter(
-      4000,
-      () => 5_000,
-      async (ms) => {
-        waits.push(ms);
-      },
-    );
-    await Promise.all(Array.from({ length: 8 }, () => limiter.acquire()));
-    // Slots 0, 0.25, 0.5, 0.75 ms go at once; 1 ms on are slept.
-    expect(waits).toEqual([1, 1.25, 1.5, 1.75]);
+    await Promise.all(Array.from({ length: callers }, () => limiter.acquire()));
+    expect(waits).toEqual(expected);
   });
 
   it("does not make a caller wait after a quiet period", async () => {
