@@ -5,7 +5,8 @@
  * jobs of a busy worker finish in bunches, so they share one.
  *
  * Durability is that of a commit per write: a caller goes on (sends its request, acknowledges
- * its job) only once its write is on disk. It just waits for the rest of the current turn.
+ * its job) only once its write is committed (in WAL mode with synchronous NORMAL, safe from a
+ * crash of the process). It just waits for the rest of the current turn.
  */
 import type { Sqlite } from "./db.js";
 
@@ -76,6 +77,10 @@ export class GroupCommit {
       try {
         return { ok: true, value: this.sqlite.transaction(item.write)() };
       } catch (err) {
+        // Some errors (a full disk, an I/O error) make SQLite roll back the whole transaction,
+        // not just the savepoint: the writes after this one would each commit on their own,
+        // and the batch's COMMIT fail. Abort the batch: nothing of it is on disk.
+        if (!this.sqlite.inTransaction) throw err;
         return { ok: false, value: err };
       }
     };

@@ -73,6 +73,21 @@ describe("GroupCommit", () => {
     expect(keys()).toEqual(["c"]);
   });
 
+  it("fails the whole turn, writing nothing, when an error rolls back the transaction", async () => {
+    await group.run(insert("first"));
+    // Room for one more page: a large row then fails with SQLITE_FULL, which rolls back the
+    // whole transaction, not only its savepoint.
+    const pages = writer.pragma("page_count", { simple: true }) as number;
+    writer.pragma(`max_page_count = ${pages + 1}`);
+    const a = group.run(insert("a"));
+    const big = group.run(insert("x".repeat(100_000)));
+    const c = group.run(insert("c"));
+    await expect(big).rejects.toThrow(/full/i);
+    await expect(a).rejects.toThrow();
+    await expect(c).rejects.toThrow();
+    expect(keys()).toEqual(["first"]);
+  });
+
   it("starts a new transaction for writes queued after a flush", async () => {
     await group.run(insert("a"));
     const late = group.run(insert("b"));
