@@ -196,7 +196,12 @@ export class HttpTransport {
           resolve({ statusCode, headers, text: Buffer.concat(chunks).toString("utf8") });
         },
         onResponseError(_controller, err) {
-          reject(err);
+          // An error status already says what happened (a 429 to wait out, a 400 that proves
+          // nothing was created): a body that breaks off after it changes nothing, as with
+          // the streamed path. Only a 2xx whose body is lost leaves the outcome unknown.
+          const answered = statusCode !== 0 && (statusCode < 200 || statusCode >= 300);
+          if (answered) resolve({ statusCode, headers, text: Buffer.concat(chunks).toString("utf8") });
+          else reject(err);
         },
       });
     });
