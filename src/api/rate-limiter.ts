@@ -17,7 +17,7 @@ export class RateLimiter {
     this.#next = at + this.#intervalMs;
     // A timer cannot wait less than a millisecond: a shorter wait (limits above 1000/s) is
     // not slept, or every caller of a busy millisecond would wait a whole one. The schedule
-    // still advances, so any longer stretch keeps to the limit.
+    // still advances, so any longer stretch keeps to the limit (a start is at most 1 ms early).
     if (at - now >= 1) await this.sleep(at - now);
   }
 }

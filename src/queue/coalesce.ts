@@ -2,7 +2,8 @@
  * Coalesce a Redis connection's writes: commands sent during one event-loop turn leave in one
  * socket write when the turn ends, not one write each. A busy push worker completes several
  * jobs per turn, and on a virtual machine each socket write costs about as much CPU as the
- * JavaScript of the command that made it. Commands still leave in order, in the same turn.
+ * JavaScript of the command that made it. Commands still leave in order, at the latest with
+ * the next turn's immediates (before the loop waits for I/O again).
  */
 import type { Redis } from "ioredis";
 
