@@ -80,7 +80,8 @@ export function configSchema(env: NodeJS.ProcessEnv = process.env) {
         .prefault({}),
       push: z
         .strictObject({
-          ratePerSecond: z.number().positive().default(10),
+          /** Shared create rate; null: no shared limit (a bulk push to a service that allows it). */
+          ratePerSecond: z.number().positive().nullable().default(10),
           concurrency: positiveInt.default(4),
           maxAttempts: positiveInt.max(50).default(8),
           /** How long a worker's claim on a job lasts unrenewed: a killed worker's jobs run again after it. */

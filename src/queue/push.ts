@@ -54,16 +54,15 @@ export class PushQueue extends OwnedQueue {
 
   startWorker(opts: { lockDurationMs?: number } = {}): Worker {
     const { cfg, logger } = this.deps;
-    const limiter = new SharedRateLimiter(
-      this.redis,
-      `${cfg.queuePrefix}:${PUSH_QUEUE}:rate`,
-      cfg.push.ratePerSecond,
-    );
+    const rate = cfg.push.ratePerSecond;
+    // No shared limit configured: no slot to take (not even a Redis call per batch).
+    const limiter =
+      rate === null ? null : new SharedRateLimiter(this.redis, `${cfg.queuePrefix}:${PUSH_QUEUE}:rate`, rate);
     const group = new GroupCommit(this.deps.sqlite);
     const deps = {
       sqlite: this.deps.sqlite,
       clientFor: (id: number) => this.deps.clients.clientFor(id),
-      acquireSlot: () => limiter.acquire(),
+      ...(limiter ? { acquireSlot: () => limiter.acquire() } : {}),
       logger,
       commit: <T>(write: () => T) => group.run(write),
     };

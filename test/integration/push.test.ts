@@ -343,6 +343,17 @@ describe("push --wait against the simulator", () => {
     expect(Math.max(...times) - Math.min(...times)).toBeLessThan(300);
   });
 
+  it("with push.ratePerSecond null, takes no rate-limit slot at all", async () => {
+    const t = await harness({
+      config: { push: { ratePerSecond: null, concurrency: 4, maxAttempts: 3, lockDurationMs: 1000 } },
+    });
+    const run = await t.cli(["push", t.seed("free.ndjson", flatRows(20, "free")), "--wait"]);
+    expect(run.code).toBe(0);
+    expect(await t.scenarios()).toHaveLength(20);
+    // The shared limiter keeps its schedule under <prefix>:push:rate; nothing wrote it.
+    expect(await t.redis.exists(`${t.prefix}:push:rate`)).toBe(0);
+  });
+
   it("takes a new rate-limit slot for a resend after a 429, so the limit still holds", async () => {
     const t = await harness({
       sim: { faults: { rateLimitRate: 0.5, retryAfterSeconds: 1 } },

@@ -91,6 +91,14 @@ describe("parseConfig", () => {
   });
 });
 
+describe("push.ratePerSecond", () => {
+  it("takes null as no shared limit", () => {
+    expect(
+      parseConfig(minimal({ push: { ratePerSecond: null } }), "tas.json", {}).push.ratePerSecond,
+    ).toBeNull();
+  });
+});
+
 describe("parseConfig refusals", () => {
   const cases: {
     name: string;
@@ -153,6 +161,11 @@ describe("parseConfig refusals", () => {
       name: "no companies",
       raw: minimal({ companies: [] }),
       mentions: ["companies"],
+    },
+    {
+      name: "a push rate of 0 (null means no limit)",
+      raw: minimal({ push: { ratePerSecond: 0 } }),
+      mentions: ["push.ratePerSecond"],
     },
   ];
 
