@@ -157,11 +157,15 @@ export function markCreated(sqlite: Sqlite, key: string, scenario: ScenarioRow, 
          RETURNING key`,
       )
       .pluck();
-    return sqlite.transaction((k: string, s: ScenarioRow, at: string) => {
+    const body = (k: string, s: ScenarioRow, at: string) => {
       insertScenario(s);
       update.run(s.id, at, k);
       return children.all(at, k) as string[];
-    });
+    };
+    const alone = sqlite.transaction(body);
+    // Inside a transaction already (the worker's group commit) it needs no savepoint of its own.
+    return (k: string, s: ScenarioRow, at: string) =>
+      sqlite.inTransaction ? body(k, s, at) : alone(k, s, at);
   });
   return write(key, scenario, now);
 }
