@@ -35,13 +35,7 @@ export interface CreateDeps {
   commit?: <T>(write: () => T) => Promise<T>;
 }
 
-const commitAlone = <T>(write: () => T): Promise<T> => {
-  try {
-    return Promise.resolve(write());
-  } catch (err) {
-    return Promise.reject(err);
-  }
-};
+const commitAlone = async <T>(write: () => T): Promise<T> => write();
 
 const LOCAL_WRITE_ATTEMPTS = 5;
 

@@ -21,13 +21,7 @@ const SELECT_COLUMNS = `key, company_id AS companyId, project_id AS projectId, s
   created_at AS createdAt, updated_at AS updatedAt`;
 
 export function getRequest(sqlite: Sqlite, key: string): ScenarioRequestRow | undefined {
-  const row = prepared(sqlite, `SELECT ${SELECT_COLUMNS} FROM scenario_requests WHERE key = ?`).get(key) as
-    | Record<"inFlight" | "uncertain", unknown>
-    | undefined;
-  if (!row) return undefined;
-  row.inFlight = row.inFlight === 1;
-  row.uncertain = row.uncertain === 1;
-  return row as ScenarioRequestRow;
+  return readRequest<ScenarioRequestRow>(sqlite, SELECT_COLUMNS, key);
 }
 
 /** What a create job needs of its row. */
@@ -38,16 +32,24 @@ export type SendableRow = Pick<
 
 /** The row as a create job reads it: only the columns it needs (every job reads one). */
 export function getSendable(sqlite: Sqlite, key: string): SendableRow | undefined {
-  const row = prepared(
+  return readRequest<SendableRow>(
     sqlite,
-    `SELECT status, company_id AS companyId, project_id AS projectId, payload_json AS payloadJson,
-       parent_key AS parentKey, attempts, in_flight AS inFlight, uncertain
-     FROM scenario_requests WHERE key = ?`,
-  ).get(key) as Record<"inFlight" | "uncertain", unknown> | undefined;
+    `status, company_id AS companyId, project_id AS projectId, payload_json AS payloadJson,
+       parent_key AS parentKey, attempts, in_flight AS inFlight, uncertain`,
+    key,
+  );
+}
+
+/** One row's `columns` (which include in_flight and uncertain), with those two as booleans. */
+function readRequest<T>(sqlite: Sqlite, columns: string, key: string): T | undefined {
+  const row = prepared(sqlite, `SELECT ${columns} FROM scenario_requests WHERE key = ?`).get(key) as
+    | Record<"inFlight" | "uncertain", unknown>
+    | undefined;
   if (!row) return undefined;
+  // In place: every push job reads its row, and copying it showed in profiles.
   row.inFlight = row.inFlight === 1;
   row.uncertain = row.uncertain === 1;
-  return row as SendableRow;
+  return row as T;
 }
 
 /**
