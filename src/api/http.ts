@@ -140,11 +140,8 @@ export class HttpTransport {
     } catch (err) {
       throw transportError(spec.operation, err);
     }
-    if (res.statusCode >= 200 && res.statusCode < 300) return res;
-    const text = await readLimited(res.body).catch(() => "");
-    const retryAfter =
-      res.statusCode === 429 ? parseRetryAfter(res.headers["retry-after"], this.#now()) : null;
-    throw errorFromResponse(spec.operation, res.statusCode, text, retryAfter);
+    if (isOk(res.statusCode)) return res;
+    throw this.#errorFor(spec, res.statusCode, res.headers, await readLimited(res.body).catch(() => ""));
   }
 
   async #textOnce(spec: RequestSpec): Promise<TextResponse> {
@@ -155,10 +152,14 @@ export class HttpTransport {
     } catch (err) {
       throw transportError(spec.operation, err);
     }
-    if (res.statusCode >= 200 && res.statusCode < 300) return res;
-    const retryAfter =
-      res.statusCode === 429 ? parseRetryAfter(res.headers["retry-after"], this.#now()) : null;
-    throw errorFromResponse(spec.operation, res.statusCode, res.text, retryAfter);
+    if (isOk(res.statusCode)) return res;
+    throw this.#errorFor(spec, res.statusCode, res.headers, res.text);
+  }
+
+  /** The typed error of a non-2xx answer (a 429 with its Retry-After). */
+  #errorFor(spec: RequestSpec, status: number, headers: IncomingHttpHeaders, text: string): ApiError {
+    const retryAfter = status === 429 ? parseRetryAfter(headers["retry-after"], this.#now()) : null;
+    return errorFromResponse(spec.operation, status, text, retryAfter);
   }
 
   async #beforeSend(spec: RequestSpec): Promise<void> {
@@ -173,6 +174,7 @@ export class HttpTransport {
       let size = 0;
       let statusCode = 0;
       let headers: IncomingHttpHeaders = {};
+      const answer = () => resolve({ statusCode, headers, text: Buffer.concat(chunks).toString("utf8") });
       const options: Dispatcher.DispatchOptions = {
         origin: spec.url.origin,
         path: spec.url.pathname + spec.url.search,
@@ -188,19 +190,15 @@ export class HttpTransport {
           headers = responseHeaders;
         },
         onResponseData(_controller, chunk) {
-          const ok = statusCode >= 200 && statusCode < 300;
-          if (ok || size < MAX_ERROR_BODY) chunks.push(chunk);
+          if (isOk(statusCode) || size < MAX_ERROR_BODY) chunks.push(chunk);
           size += chunk.length;
         },
-        onResponseEnd() {
-          resolve({ statusCode, headers, text: Buffer.concat(chunks).toString("utf8") });
-        },
+        onResponseEnd: answer,
         onResponseError(_controller, err) {
           // An error status already says what happened (a 429 to wait out, a 400 that proves
           // nothing was created): a body that breaks off after it changes nothing, as with
           // the streamed path. Only a 2xx whose body is lost leaves the outcome unknown.
-          const answered = statusCode !== 0 && (statusCode < 200 || statusCode >= 300);
-          if (answered) resolve({ statusCode, headers, text: Buffer.concat(chunks).toString("utf8") });
+          if (statusCode !== 0 && !isOk(statusCode)) answer();
           else reject(err);
         },
       });
@@ -220,6 +218,8 @@ export class HttpTransport {
     return limiter;
   }
 }
+
+const isOk = (status: number) => status >= 200 && status < 300;
 
 async function readLimited(body: Response["body"]): Promise<string> {
   const chunks: Buffer[] = [];
