@@ -66,6 +66,13 @@ interface Env {
   signal: AbortSignal;
 }
 
+/** Writes a seed file of `rows` rows of the bench company, names starting with `tag`. */
+function seedFile(env: Env, name: string, rows: number, tag: string): string {
+  const path = join(env.dir, name);
+  writeSeed(path, { companyId: env.company.id, projectIds: env.company.projectIds, rows, tag });
+  return path;
+}
+
 function configFor(env: Env, phase: string, ratePerSecond: number | null, concurrency = CONCURRENCY): Config {
   return parseConfig(
     {
@@ -130,13 +137,7 @@ interface RoundResult {
  * about twice as fast over its first thousands of requests, and so does the push. */
 async function warmUp(env: Env, target: RawTarget, concurrency: number): Promise<void> {
   await rawCreateLoop(target, { requests: WARM_ROWS, concurrency, tag: `warm${concurrency}` });
-  const seed = join(env.dir, `warm${concurrency}.ndjson`);
-  writeSeed(seed, {
-    companyId: env.company.id,
-    projectIds: env.company.projectIds,
-    rows: WARM_ROWS,
-    tag: `warmpush${concurrency}`,
-  });
+  const seed = seedFile(env, `warm${concurrency}.ndjson`, WARM_ROWS, `warmpush${concurrency}`);
   await pushAll(env, configFor(env, `warm${concurrency}`, null, concurrency), seed);
 }
 
@@ -150,13 +151,7 @@ async function noLimitRound(
   const tag = `nl${concurrency}r${round}`;
   // Raw capacity before and after the push, added up: the two see the same machine.
   const before = await rawCreateLoop(target, { requests: ROWS / 2, concurrency, tag: `raw${tag}a` });
-  const seedPath = join(env.dir, `${tag}.ndjson`);
-  writeSeed(seedPath, {
-    companyId: env.company.id,
-    projectIds: env.company.projectIds,
-    rows: ROWS,
-    tag,
-  });
+  const seedPath = seedFile(env, `${tag}.ndjson`, ROWS, tag);
   const cfg = configFor(env, tag, null, concurrency);
   const { counts, lastSettledMs, cpuMs } = await pushAll(env, cfg, seedPath);
   const after = await rawCreateLoop(target, { requests: ROWS / 2, concurrency, tag: `raw${tag}b` });
@@ -226,13 +221,7 @@ async function noLimitPhase(env: Env): Promise<boolean> {
 }
 
 async function ratePhase(env: Env): Promise<boolean> {
-  const seedPath = join(env.dir, "rate.ndjson");
-  writeSeed(seedPath, {
-    companyId: env.company.id,
-    projectIds: env.company.projectIds,
-    rows: RATE_ROWS,
-    tag: "rate",
-  });
+  const seedPath = seedFile(env, "rate.ndjson", RATE_ROWS, "rate");
   const cfg = configFor(env, "rate", RATE);
   const { counts } = await pushAll(env, cfg, seedPath);
   const seen = await simScenarios(env.sim.baseUrl, "rate");
@@ -253,13 +242,7 @@ async function ratePhase(env: Env): Promise<boolean> {
 }
 
 async function enqueuePhase(env: Env): Promise<boolean> {
-  const seedPath = join(env.dir, "enqueue.ndjson");
-  writeSeed(seedPath, {
-    companyId: env.company.id,
-    projectIds: env.company.projectIds,
-    rows: ENQUEUE_ROWS,
-    tag: "enq",
-  });
+  const seedPath = seedFile(env, "enqueue.ndjson", ENQUEUE_ROWS, "enq");
   const cfg = configFor(env, "enqueue", 10);
   const store = openStore(cfg.database);
   const clients = createClients(cfg, env.logger);

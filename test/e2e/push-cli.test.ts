@@ -12,9 +12,9 @@ import Database from "better-sqlite3";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/server.js";
+import { REDIS_URL, simConfig } from "../integration/push-harness.js";
 import { cli, ensureBuilt } from "../support/built-cli.js";
 
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const WRONG_TOKEN = "wrong-token-Kd5mP1";
 
 let sim: RunningSimulator;
@@ -47,17 +47,14 @@ function setup(name: string, over: Record<string, unknown> = {}): Setup {
   const config = join(dir, `${name}.json`);
   writeFileSync(
     config,
-    JSON.stringify({
-      baseUrl: sim.baseUrl,
-      database: db,
-      redisUrl: REDIS_URL,
-      queuePrefix: prefix,
-      logLevel: "warn",
-      http: { timeoutMs: 3000, maxAttempts: 2, maxRequestsPerSecond: 1000 },
-      push: { ratePerSecond: 200, concurrency: 4, maxAttempts: 2, lockDurationMs: 1000 },
-      companies: sim.companies.map((c) => ({ id: c.id, auth: { token: c.staticToken } })),
-      ...over,
-    }),
+    JSON.stringify(
+      simConfig(sim, dir, prefix, {
+        database: db,
+        logLevel: "warn",
+        push: { ratePerSecond: 200, concurrency: 4, maxAttempts: 2, lockDurationMs: 1000 },
+        ...over,
+      }),
+    ),
   );
   return {
     config,
