@@ -4,7 +4,7 @@ import { commands } from "./commands/index.js";
 import { type Command, type Flags, UsageError } from "./commands/types.js";
 import { ConfigError, configPath, loadConfig } from "./config.js";
 import { createLogger } from "./log.js";
-import { SeedFormatError } from "./push/seed/index.js";
+import { SeedFormatError } from "./seed/index.js";
 import { StoreError } from "./store/db.js";
 
 const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];

@@ -1,6 +1,6 @@
 /** `tas-sync push FILE`: validate a seed file, record it in the outbox, queue it, optionally wait. */
 import { randomUUID } from "node:crypto";
-import { formatProblem } from "../push/seed/index.js";
+import { formatProblem } from "../seed/index.js";
 import { type LoadedSeed, loadSeed, recordSeed } from "../push/submit.js";
 import { waitForBatch } from "../push/wait.js";
 import { failureReasons, queuedKeysOf, type StatusCounts, statusCounts, takeReady } from "../store/outbox.js";

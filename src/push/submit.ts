@@ -9,7 +9,7 @@ import {
   recordSeedRejections,
   takeReady,
 } from "../store/outbox.js";
-import { readSeedFile, type SeedParseResult, type SeedProblem, type SeedRow } from "./seed/index.js";
+import { readSeedFile, type SeedParseResult, type SeedProblem, type SeedRow } from "../seed/index.js";
 
 export interface LoadedSeed {
   file: string;

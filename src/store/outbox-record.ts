@@ -1,5 +1,5 @@
 /** Recording a seed file in the outbox: its valid rows, and the rejected ones with reasons. */
-import type { SeedRow } from "../push/seed/index.js";
+import type { SeedRow } from "../seed/index.js";
 import type { Sqlite } from "./db.js";
 import type { RequestStatus } from "./outbox.js";
 import { prepared } from "./prepared.js";

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SeedRow } from "../../src/push/seed/index.js";
+import type { SeedRow } from "../../src/seed/index.js";
 import { openStore, type Store } from "../../src/store/db.js";
 import {
   beginAttempt,

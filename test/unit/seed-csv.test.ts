@@ -1,7 +1,7 @@
 /** CSV seed files: RFC 4180 quoting, line numbers of records, coercion of cells. */
 import { describe, expect, it } from "vitest";
-import { tokenizeCsv } from "../../src/push/seed/csv-tokenize.js";
-import { parseSeed, type SeedOptions, type SeedParseResult } from "../../src/push/seed/index.js";
+import { tokenizeCsv } from "../../src/seed/csv-tokenize.js";
+import { parseSeed, type SeedOptions, type SeedParseResult } from "../../src/seed/index.js";
 
 const encoder = new TextEncoder();
 const HEADER = "company_id,project_id,scenario_name,source_file";

@@ -1,6 +1,6 @@
 /** File names to formats, problem lines, and the example seed files read from disk. */
 import { describe, expect, it } from "vitest";
-import { formatFromPath, formatProblem, readSeedFile, SeedFormatError } from "../../src/push/seed/index.js";
+import { formatFromPath, formatProblem, readSeedFile, SeedFormatError } from "../../src/seed/index.js";
 
 describe("formatFromPath", () => {
   it.each([

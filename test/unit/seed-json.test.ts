@@ -1,7 +1,7 @@
 /** JSON-array seed files: the line of each element, and one problem for a syntax error. */
 import { describe, expect, it } from "vitest";
-import { parseSeed, type SeedParseResult } from "../../src/push/seed/index.js";
-import { scanJsonArray } from "../../src/push/seed/json-scan.js";
+import { parseSeed, type SeedParseResult } from "../../src/seed/index.js";
+import { scanJsonArray } from "../../src/seed/json-scan.js";
 
 const encoder = new TextEncoder();
 const row = (name: string, extra = "") =>

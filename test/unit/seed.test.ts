@@ -1,6 +1,6 @@
 /** Row validation and the checks between rows, through NDJSON (the formats are tested apart). */
 import { describe, expect, it } from "vitest";
-import { parseSeed, type SeedOptions, type SeedParseResult } from "../../src/push/seed/index.js";
+import { parseSeed, type SeedOptions, type SeedParseResult } from "../../src/seed/index.js";
 
 const encoder = new TextEncoder();
 

@@ -6,7 +6,7 @@
  * like "owner" or "notes"); the known fields are type-checked strictly. Null means absent.
  */
 import type { z } from "zod";
-import { type CreateScenarioBody, createScenarioBodySchema } from "../../wire/schemas.js";
+import { type CreateScenarioBody, createScenarioBodySchema } from "../wire/schemas.js";
 import { ALIASES, jsonTypeName } from "./fields.js";
 import type { FieldProblem, RawRecord, SeedOptions } from "./types.js";
 

@@ -1,5 +1,5 @@
 /** Public shapes of the seed-file reader, and the internal record passed between its stages. */
-import type { CreateScenarioBody } from "../../wire/schemas.js";
+import type { CreateScenarioBody } from "../wire/schemas.js";
 
 export type SeedFormat = "ndjson" | "json" | "csv";
 
