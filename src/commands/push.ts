@@ -1,8 +1,8 @@
 /** `tas-sync push FILE`: validate a seed file, record it in the outbox, queue it, optionally wait. */
 import { randomUUID } from "node:crypto";
-import { formatProblem } from "../seed/index.js";
 import { type LoadedSeed, loadSeed, recordSeed } from "../push/submit.js";
 import { waitForBatch } from "../push/wait.js";
+import { formatProblem } from "../seed/index.js";
 import { failureReasons, queuedKeysOf, type StatusCounts, statusCounts, takeReady } from "../store/outbox.js";
 import { Progress } from "./progress.js";
 import { type PushEnv, withPushQueue } from "./push-env.js";

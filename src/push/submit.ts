@@ -1,6 +1,7 @@
 /** Validate a seed file against the config, then record its rows and queue the ready ones. */
 import { resolve } from "node:path";
 import type { Config } from "../config.js";
+import { readSeedFile, type SeedParseResult, type SeedProblem, type SeedRow } from "../seed/index.js";
 import type { Sqlite } from "../store/db.js";
 import {
   queuedKeysOf,
@@ -9,7 +10,6 @@ import {
   recordSeedRejections,
   takeReady,
 } from "../store/outbox.js";
-import { readSeedFile, type SeedParseResult, type SeedProblem, type SeedRow } from "../seed/index.js";
 
 export interface LoadedSeed {
   file: string;
