@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Config, parseConfig } from "../src/config.js";
+import { type Config, parseConfig } from "../src/config/index.js";
 import { createLogger, type Logger } from "../src/log.js";
 import { loadSeed, recordSeed } from "../src/push/submit.js";
 import { waitForBatch } from "../src/push/wait.js";

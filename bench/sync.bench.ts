@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
-import { parseConfig } from "../src/config.js";
+import { parseConfig } from "../src/config/index.js";
 import { createLogger } from "../src/log.js";
 import { normalizePlan } from "../src/normalize/index.js";
 import { createClients } from "../src/runtime.js";

@@ -2,7 +2,7 @@
 import { parseArgs } from "node:util";
 import { commands } from "./commands/index.js";
 import { type Command, type Flags, UsageError } from "./commands/types.js";
-import { ConfigError, configPath, loadConfig } from "./config.js";
+import { ConfigError, configPath, loadConfig } from "./config/index.js";
 import { createLogger } from "./log.js";
 import { SeedFormatError } from "./seed/index.js";
 import { StoreError } from "./store/db.js";

@@ -2,7 +2,7 @@
 import { tokenProviderFor } from "./api/auth.js";
 import { TasClient } from "./api/client.js";
 import { HttpTransport } from "./api/http.js";
-import { authFor, type CompanyConfig, type Config } from "./config.js";
+import { authFor, type CompanyConfig, type Config } from "./config/index.js";
 import type { Logger } from "./log.js";
 
 export interface Clients {

@@ -2,7 +2,7 @@
  * Bearer tokens: a static token, or the OAuth2 password grant (API-FACTS) with refresh
  * before expiry. Callers invalidate a token that got a 401 and ask again, once.
  */
-import type { AuthConfig } from "../config.js";
+import type { AuthConfig } from "../config/index.js";
 import { tokenResponseSchema } from "../wire/schemas.js";
 import { parseBody } from "./body.js";
 import type { HttpTransport } from "./http.js";

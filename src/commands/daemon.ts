@@ -1,4 +1,5 @@
 /** `tas-sync daemon`: job schedulers + workers on Redis, until SIGINT/SIGTERM. */
+import { formatDuration } from "../config/index.js";
 import { assertRedis, safeRedisUrl } from "../queue/connection.js";
 import { PushQueue } from "../queue/push.js";
 import { SyncQueue } from "../queue/sync.js";
@@ -62,7 +63,7 @@ Options:
         {
           redis: safeRedisUrl(cfg.redisUrl),
           companies: cfg.companies.map((c) => c.id),
-          everyMinutes: cfg.sync.everyMinutes,
+          every: formatDuration(cfg.sync.every),
         },
         "daemon started",
       );

@@ -1,6 +1,6 @@
 /** `tas-sync demo`: the simulator and a full sync end to end, then a few SQL answers. */
 import Database from "better-sqlite3";
-import { parseConfig } from "../config.js";
+import { parseConfig } from "../config/index.js";
 import { SIM_CLIENT_ID, SIM_CLIENT_SECRET, startSimulator } from "../simulator/server.js";
 import { runSyncCommand } from "./sync.js";
 import { formatTable } from "./table.js";

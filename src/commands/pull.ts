@@ -1,5 +1,6 @@
 /** Commands of the pull side: sync, migrate, query. */
 import Database from "better-sqlite3";
+import { databaseTarget } from "../config/index.js";
 import { openStore } from "../store/db.js";
 import { runSyncCommand } from "./sync.js";
 import { formatTable } from "./table.js";
@@ -40,12 +41,12 @@ Options:
   --db PATH           database file (default: the config's "database")`,
   options: { db: { type: "string" } },
   run: async (ctx) => {
-    const path = typeof ctx.flags.db === "string" ? ctx.flags.db : ctx.config().database;
-    const store = openStore(path);
+    const target = typeof ctx.flags.db === "string" ? databaseTarget(ctx.flags.db) : ctx.config().database;
+    const store = openStore(target);
     const n = (store.sqlite.prepare("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number })
       .n;
     store.close();
-    ctx.out(`database ${path} is up to date (${n} migrations applied)`);
+    ctx.out(`database ${target.display} is up to date (${n} migrations applied)`);
     return 0;
   },
 };
@@ -66,7 +67,10 @@ Options:
   run: async (ctx) => {
     const sql = ctx.positionals[0];
     if (!sql) throw new UsageError('missing the SQL text, e.g. tas-sync query "SELECT * FROM sync_runs"');
-    const path = typeof ctx.flags.db === "string" ? ctx.flags.db : ctx.config().database;
+    const target = typeof ctx.flags.db === "string" ? databaseTarget(ctx.flags.db) : ctx.config().database;
+    if (target.dialect !== "sqlite")
+      throw new UsageError("query on PostgreSQL is not supported by this build");
+    const path = target.path;
     let db: Database.Database;
     try {
       db = new Database(path, { readonly: true, fileMustExist: true });

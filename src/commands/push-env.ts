@@ -1,5 +1,5 @@
 /** What the push commands open (Redis check, database, API clients, push queue) and close. */
-import type { Config } from "../config.js";
+import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
 import { assertRedis } from "../queue/connection.js";
 import { PushQueue } from "../queue/push.js";

@@ -1,5 +1,5 @@
 /** `tas-sync sync`: one-shot pull of every configured company (no Redis). */
-import type { Config } from "../config.js";
+import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
 import { createClients } from "../runtime.js";
 import { openStore } from "../store/db.js";

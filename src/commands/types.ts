@@ -1,6 +1,6 @@
 /** The shape of a CLI command: parsed flags in, exit code out. */
 import type { ParseArgsConfig } from "node:util";
-import type { Config } from "../config.js";
+import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
 
 export type Flags = Record<string, string | boolean | undefined>;

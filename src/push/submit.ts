@@ -1,6 +1,6 @@
 /** Validate a seed file against the config, then record its rows and queue the ready ones. */
 import { resolve } from "node:path";
-import type { Config } from "../config.js";
+import type { Config } from "../config/index.js";
 import { readSeedFile, type SeedParseResult, type SeedProblem, type SeedRow } from "../seed/index.js";
 import type { Sqlite } from "../store/db.js";
 import {

@@ -3,7 +3,7 @@
  * close connections it was given, so this owns them and closes all four, in order.
  */
 import { Queue, Worker, type WorkerOptions } from "bullmq";
-import type { Config } from "../config.js";
+import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
 import { createRedis } from "./connection.js";
 

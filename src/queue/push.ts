@@ -1,7 +1,7 @@
 /** The push queue: enqueue outbox rows, run create-scenario workers, pause on a refused token. */
 import { DelayedError, type Job, type Worker } from "bullmq";
 import * as createJob from "../../jobs/create-scenario.js";
-import type { Config } from "../config.js";
+import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
 import { PushUnauthorizedError } from "../push/create.js";
 import type { Clients } from "../runtime.js";

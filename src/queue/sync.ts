@@ -1,7 +1,7 @@
 /** The sync queue: one job scheduler per configured company, and the sync worker. */
 import type { Job, Worker } from "bullmq";
 import * as syncJob from "../../jobs/sync-company.js";
-import type { Config } from "../config.js";
+import { type Config, syncEveryOf } from "../config/index.js";
 import type { Logger } from "../log.js";
 import type { Clients } from "../runtime.js";
 import { openStore } from "../store/db.js";
@@ -20,12 +20,11 @@ export class SyncQueue extends OwnedQueue {
 
   /** Make the schedulers match the config: one per company, none for removed companies. */
   async schedule(): Promise<void> {
-    const every = this.cfg.sync.everyMinutes * 60_000;
     const wanted = new Set(this.cfg.companies.map((c) => syncJob.schedulerId(c.id)));
     for (const c of this.cfg.companies) {
       await this.queue.upsertJobScheduler(
         syncJob.schedulerId(c.id),
-        { every },
+        { every: syncEveryOf(this.cfg, c) },
         { name: syncJob.NAME, data: { companyId: c.id }, opts: syncJob.jobTemplateOptions },
       );
     }

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { type DatabaseTarget, databaseTarget } from "../config/index.js";
 import * as schema from "../schema/index.js";
 
 export type Sqlite = Database.Database;
@@ -38,7 +39,11 @@ export interface OpenOptions {
   busyTimeoutMs?: number;
 }
 
-export function openStore(path: string, opts: OpenOptions = {}): Store {
+export function openStore(target: DatabaseTarget | string, opts: OpenOptions = {}): Store {
+  const resolved = typeof target === "string" ? databaseTarget(target) : target;
+  if (resolved.dialect !== "sqlite")
+    throw new StoreError(`${resolved.display}: PostgreSQL is not supported by this build`);
+  const path = resolved.path;
   let sqlite: Sqlite;
   try {
     sqlite = new Database(path);

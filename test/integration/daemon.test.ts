@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Config, parseConfig } from "../../src/config.js";
+import { type Config, parseConfig } from "../../src/config/index.js";
 import { createLogger } from "../../src/log.js";
 import { SyncQueue } from "../../src/queue/sync.js";
 import { createClients } from "../../src/runtime.js";
@@ -159,7 +159,7 @@ describe("SyncQueue", () => {
     await syncQueue(both).schedule(); // each scheduler queues its first run at once; no worker yet
     const onlyFirst = config({
       queuePrefix: both.queuePrefix,
-      database: both.database,
+      database: both.database.display,
       sync: { everyMinutes: 60 },
       companies: [{ id: FIRST, auth: { token: `sim-token-${FIRST}` } }],
     });

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { vi } from "vitest";
 import { main } from "../../src/cli.js";
-import { type Config, parseConfig } from "../../src/config.js";
+import { type Config, parseConfig } from "../../src/config/index.js";
 import { createLogger } from "../../src/log.js";
 import type { AdminScenario } from "../../src/simulator/scenarios.js";
 import type { FaultOptions, RunningSimulator, SimulatorOptions } from "../../src/simulator/server.js";

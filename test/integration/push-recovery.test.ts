@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/config.js";
+import { parseConfig } from "../../src/config/index.js";
 import { createScenarioFor } from "../../src/push/create.js";
 import { loadSeed } from "../../src/push/submit.js";
 import { createClients } from "../../src/runtime.js";

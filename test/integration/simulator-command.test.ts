@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/config.js";
+import { parseConfig } from "../../src/config/index.js";
 import { runSimulateCommand } from "../../src/simulator/command.js";
 
 function capture() {

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSyncCommand } from "../../src/commands/sync.js";
-import { parseConfig } from "../../src/config.js";
+import { parseConfig } from "../../src/config/index.js";
 import { SIM_CLIENT_ID, SIM_CLIENT_SECRET } from "../../src/simulator/server.js";
 import {
   FIRST,

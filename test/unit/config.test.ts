@@ -3,7 +3,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
-import { authFor, ConfigError, loadConfig, parseConfig } from "../../src/config.js";
+import {
+  authFor,
+  ConfigError,
+  formatDuration,
+  loadConfig,
+  parseConfig,
+  parseDuration,
+  staleAfterOf,
+  syncEveryOf,
+} from "../../src/config/index.js";
 import { Secret } from "../../src/secret.js";
 
 const BASE = "https://tas.example.com/Testinium.RestApi";
@@ -39,11 +48,13 @@ describe("parseConfig", () => {
     expect(cfg).toMatchObject({
       baseUrl: BASE,
       allowInsecureHttp: false,
-      database: "./tas.db",
+      database: { dialect: "sqlite", path: "./tas.db" },
       redisUrl: "redis://127.0.0.1:6379",
       queuePrefix: "tas",
       http: { timeoutMs: 30_000, maxAttempts: 5, maxRequestsPerSecond: 20, connections: 8 },
-      sync: { everyMinutes: 15 },
+      sync: { every: 15 * 60_000, concurrency: 4, staleAfter: null },
+      server: { host: "127.0.0.1", port: 9464, dashboardWritable: false, allowUnauthenticated: false },
+      shutdownGraceMs: 30_000,
       push: { ratePerSecond: 10, concurrency: 4, maxAttempts: 8 },
       logLevel: "info",
       companies: [{ id: 5251, reportIds: [] }],
@@ -91,6 +102,72 @@ describe("parseConfig", () => {
   });
 });
 
+describe("schedules and durations", () => {
+  it("takes sync.every and a company's own every as durations, in ms", () => {
+    const cfg = parseConfig(
+      minimal({ sync: { every: "1h30m" }, companies: [{ id: 1 }, { id: 2, every: "30s" }] }),
+      "tas.json",
+      {},
+    );
+    expect(cfg.sync.every).toBe(90 * 60_000);
+    expect(syncEveryOf(cfg, cfg.companies[0]!)).toBe(90 * 60_000);
+    expect(syncEveryOf(cfg, cfg.companies[1]!)).toBe(30_000);
+  });
+
+  it("keeps sync.everyMinutes as the old name of sync.every", () => {
+    expect(parseConfig(minimal({ sync: { everyMinutes: 5 } }), "tas.json", {}).sync.every).toBe(300_000);
+  });
+
+  it("makes a company stale after three of its periods unless sync.staleAfter says otherwise", () => {
+    const cfg = parseConfig(minimal({ companies: [{ id: 1, every: "10m" }] }), "tas.json", {});
+    expect(staleAfterOf(cfg, cfg.companies[0]!)).toBe(30 * 60_000);
+    const own = parseConfig(minimal({ sync: { staleAfter: "2h" } }), "tas.json", {});
+    expect(staleAfterOf(own, own.companies[0]!)).toBe(2 * 3_600_000);
+  });
+
+  it.each([
+    ["500ms", 500],
+    ["30s", 30_000],
+    ["15m", 900_000],
+    ["1h", 3_600_000],
+    ["1h30m", 5_400_000],
+    ["2d", 172_800_000],
+    ["1.5s", 1500],
+  ])("reads the duration %s as %i ms", (text, ms) => {
+    expect(parseDuration(text)).toBe(ms);
+  });
+
+  it.each(["", "15", "m", "15 m", "1x", "-5s", "5s3"])("refuses %j as a duration", (text) => {
+    expect(parseDuration(text)).toBeNull();
+  });
+
+  it.each([
+    [900_000, "15m"],
+    [5_400_000, "1h30m"],
+    [2500, "2s500ms"],
+  ])("writes %i ms as %s", (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+  });
+});
+
+describe("database", () => {
+  it("takes a postgres URL from the environment and masks its password for display", () => {
+    const cfg = parseConfig(minimal({ database: "env:TAS_DB" }), "tas.json", {
+      TAS_DB: "postgres://tas:pg-secret-pw@db.internal:5432/tas",
+    });
+    expect(cfg.database.dialect).toBe("postgres");
+    expect(cfg.database.display).toBe("postgres://tas:***@db.internal:5432/tas");
+    expect(JSON.stringify(cfg)).not.toContain("pg-secret-pw");
+  });
+
+  it("takes anything else as a SQLite path", () => {
+    expect(parseConfig(minimal({ database: "/var/lib/tas/tas.db" }), "tas.json", {}).database).toMatchObject({
+      dialect: "sqlite",
+      path: "/var/lib/tas/tas.db",
+    });
+  });
+});
+
 describe("push.ratePerSecond", () => {
   it("takes null as no shared limit", () => {
     expect(
@@ -115,10 +192,58 @@ describe("parseConfig refusals", () => {
       secrets: ["cs-from-the-environment", "alice", "client-id"],
     },
     {
-      name: "an empty env var for a token counts as missing",
+      name: "an env var that is set but empty, saying so",
       raw: minimal({ auth: { token: "env:TAS_EMPTY" } }),
       env: { TAS_EMPTY: "" },
-      mentions: ["auth.token", "TAS_EMPTY"],
+      mentions: ["auth.token", "environment variable TAS_EMPTY is empty"],
+    },
+    {
+      name: "a baseUrl that is not a URL",
+      raw: minimal({ baseUrl: "tas.example.com/R" }),
+      mentions: ["baseUrl", "expected a URL", "tas.example.com/R"],
+    },
+    {
+      name: "a baseUrl of another scheme",
+      raw: minimal({ baseUrl: "ftp://tas.example.com/R" }),
+      mentions: ["baseUrl", "expected a http or https URL, got ftp://"],
+    },
+    {
+      name: "a tokenUrl that is not a URL",
+      raw: minimal({ auth: grant({ tokenUrl: "accounts/oauth/token" }) }),
+      mentions: ["auth.tokenUrl", "expected a URL"],
+      secrets: ["hunter2-password", "client-secret-value"],
+    },
+    {
+      name: "a redisUrl that is not a Redis URL, without quoting it (it may hold a password)",
+      raw: minimal({ redisUrl: "http://:redis-pass-value@host:6379" }),
+      mentions: ["redisUrl", "expected a redis or rediss URL, got http://"],
+      secrets: ["redis-pass-value"],
+    },
+    {
+      name: "a webhook URL that is not one, without quoting it",
+      raw: minimal({ alerts: { webhookUrl: "hooks.example/T0/secret-hook-token" } }),
+      mentions: ["alerts.webhookUrl", "expected a URL"],
+      secrets: ["secret-hook-token"],
+    },
+    {
+      name: "a duration that is not one",
+      raw: minimal({ sync: { every: "15 minutes" } }),
+      mentions: ["sync.every", 'expected a duration like "30s", "15m" or "1h", got "15 minutes"'],
+    },
+    {
+      name: "a schedule shorter than a second",
+      raw: minimal({ companies: [{ id: 1, every: "500ms" }] }),
+      mentions: ["companies[0].every", "at least 1s"],
+    },
+    {
+      name: "sync.every beside its old name sync.everyMinutes",
+      raw: minimal({ sync: { every: "5m", everyMinutes: 5 } }),
+      mentions: ["sync.everyMinutes", "give only sync.every"],
+    },
+    {
+      name: "a server username without a password",
+      raw: minimal({ server: { username: "ops" } }),
+      mentions: ["server", "set both server.username and server.password"],
     },
     {
       name: "a company-level env var names the company's key path",

@@ -1,0 +1,113 @@
+/**
+ * The config file: JSON, validated with zod (./schema.ts). Secrets may be written "env:VAR_NAME".
+ * Nothing is read at import time; `loadConfig` does the I/O.
+ */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { z } from "zod";
+import { UserError } from "../errors.js";
+import { configSchema, STALE_PERIODS } from "./schema.js";
+
+export type { DatabaseTarget } from "./database.js";
+export { databaseTarget, maskUrl } from "./database.js";
+export { formatDuration, parseDuration } from "./duration.js";
+export { configSchema, isLoopback } from "./schema.js";
+
+export class ConfigError extends UserError {
+  override name = "ConfigError";
+}
+
+export type Config = z.infer<ReturnType<typeof configSchema>>;
+export type AuthConfig = NonNullable<Config["auth"]>;
+export type CompanyConfig = Config["companies"][number];
+
+/** Which file to read: --config, else TAS_CONFIG, else ./tas-sync.config.json. */
+export function configPath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(flag ?? env.TAS_CONFIG ?? "tas-sync.config.json");
+}
+
+function formatIssue(issue: z.core.$ZodIssue): string {
+  const path = issue.path.length
+    ? issue.path
+        .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
+        .join("")
+        .replace(/^\./, "")
+    : "(root)";
+  return `${path}: ${issue.message}`;
+}
+
+/**
+ * A failed union (the two auth shapes) reports only "auth: Invalid input"; report instead
+ * the issues of the branch the object was meant to be: the one whose keys it has (no
+ * unrecognized keys), else the one with the fewest issues. Paths become absolute.
+ */
+function expandUnions(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== "invalid_union" || issue.errors.length === 0) return [issue];
+  const score = (branch: z.core.$ZodIssue[]) =>
+    (branch.some((i) => i.code === "unrecognized_keys" && i.path.length === 0) ? 1000 : 0) + branch.length;
+  const best = [...issue.errors].sort((a, b) => score(a) - score(b))[0] ?? [];
+  return best.flatMap((i) => expandUnions({ ...i, path: [...issue.path, ...i.path] } as z.core.$ZodIssue));
+}
+
+/** Validate an already-parsed config object. Throws ConfigError naming the key path. */
+export function parseConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env): Config {
+  const result = configSchema(env).safeParse(raw);
+  if (!result.success) {
+    const lines = result.error.issues.flatMap(expandUnions).map(formatIssue);
+    throw new ConfigError(`invalid config ${source}: ${lines.join("; ")}`);
+  }
+  return result.data;
+}
+
+export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): Config {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError(
+      code === "ENOENT"
+        ? `config file not found: ${path} (pass --config PATH or set TAS_CONFIG)`
+        : `cannot read config ${path}: ${code ?? String(err)}`,
+    );
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    // Only where, never the parser's message: it quotes the text around the error, which
+    // may be a secret.
+    throw new ConfigError(`config ${path} is not valid JSON (${jsonErrorPlace(text, err)})`);
+  }
+  return parseConfig(raw, path, env);
+}
+
+/** The auth that applies to a company: its own, else the default. */
+export function authFor(cfg: Config, company: CompanyConfig): AuthConfig {
+  const auth = company.auth ?? cfg.auth;
+  if (!auth) throw new ConfigError(`companies[${company.id}]: no auth configured`);
+  return auth;
+}
+
+/** How often a company is synced (ms): its own `every`, else sync.every. */
+export function syncEveryOf(cfg: Config, company: CompanyConfig): number {
+  return company.every ?? cfg.sync.every;
+}
+
+/** After how long without a successful sync a company is stale (ms). */
+export function staleAfterOf(cfg: Config, company: CompanyConfig): number {
+  return cfg.sync.staleAfter ?? STALE_PERIODS * syncEveryOf(cfg, company);
+}
+
+/** "line L, column C" of a JSON.parse error, from the position the message gives. */
+function jsonErrorPlace(text: string, err: unknown): string {
+  const message = err instanceof Error ? err.message : "";
+  const lineColumn = /line (\d+) column (\d+)/.exec(message);
+  if (lineColumn) return `syntax error at line ${lineColumn[1]}, column ${lineColumn[2]}`;
+  const match = /position (\d+)/.exec(message);
+  if (!match) return "syntax error";
+  const before = text.slice(0, Number(match[1]));
+  const line = before.split("\n").length;
+  const column = before.length - before.lastIndexOf("\n");
+  return `syntax error at line ${line}, column ${column}`;
+}

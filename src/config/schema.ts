@@ -1,0 +1,167 @@
+/** The zod schema of the config file. Secrets may be written "env:NAME"; durations as "15m". */
+import { z } from "zod";
+import { type DatabaseTarget, databaseTarget, postgresUrlProblem } from "./database.js";
+import { duration, envString, secret, secretUrl, url } from "./fields.js";
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
+const HTTP = ["http:", "https:"] as const;
+const REDIS = ["redis:", "rediss:"] as const;
+
+export const DEFAULT_SYNC_EVERY_MS = 15 * 60_000;
+/** A company is stale when its last success is older than this many schedule periods. */
+export const STALE_PERIODS = 3;
+
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.test(host);
+}
+
+const positiveInt = z.number().int().positive();
+
+const authSchema = (env: NodeJS.ProcessEnv) =>
+  z.union([
+    z.strictObject({ token: secret(env) }),
+    z.strictObject({
+      tokenUrl: url(HTTP),
+      clientId: secret(env),
+      clientSecret: secret(env),
+      username: secret(env),
+      password: secret(env),
+      scope: z.string().optional(),
+    }),
+  ]);
+
+const databaseSchema = (env: NodeJS.ProcessEnv) =>
+  envString(env).transform((value, ctx): DatabaseTarget => {
+    const target = databaseTarget(value);
+    const problem = target.dialect === "postgres" ? postgresUrlProblem(value) : null;
+    if (problem) {
+      ctx.addIssue({ code: "custom", message: problem });
+      return z.NEVER;
+    }
+    return target;
+  });
+
+const syncSchema = z
+  .strictObject({
+    every: duration().optional(),
+    /** The old name of `every`, in minutes. */
+    everyMinutes: positiveInt.optional(),
+    concurrency: positiveInt.max(64).default(4),
+    staleAfter: duration().optional(),
+  })
+  .prefault({})
+  .transform((s, ctx) => {
+    if (s.every !== undefined && s.everyMinutes !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["everyMinutes"],
+        message: 'give only sync.every (sync.everyMinutes is its old name; "15m" = 15 minutes)',
+      });
+      return z.NEVER;
+    }
+    const every = s.every ?? (s.everyMinutes === undefined ? DEFAULT_SYNC_EVERY_MS : s.everyMinutes * 60_000);
+    return { every, concurrency: s.concurrency, staleAfter: s.staleAfter ?? null };
+  });
+
+const serverSchema = (env: NodeJS.ProcessEnv) =>
+  z
+    .strictObject({
+      host: z.string().min(1).default("127.0.0.1"),
+      port: z.number().int().min(0).max(65_535).default(9464),
+      username: z.string().min(1).optional(),
+      password: secret(env).optional(),
+      /** Bull Board lets its users retry, promote and remove jobs only when true. */
+      dashboardWritable: z.boolean().default(false),
+      /** Serve /metrics and /queues without credentials on a non-loopback address. */
+      allowUnauthenticated: z.boolean().default(false),
+    })
+    .prefault({})
+    .superRefine((s, ctx) => {
+      if ((s.username === undefined) !== (s.password === undefined))
+        ctx.addIssue({ code: "custom", message: "set both server.username and server.password, or neither" });
+    });
+
+export function configSchema(env: NodeJS.ProcessEnv = process.env) {
+  const auth = authSchema(env);
+  return z
+    .strictObject({
+      $schema: z.string().optional(),
+      baseUrl: url(HTTP),
+      allowInsecureHttp: z.boolean().default(false),
+      auth: auth.optional(),
+      companies: z
+        .array(
+          z.strictObject({
+            id: positiveInt,
+            reportIds: z.array(positiveInt).default([]),
+            auth: auth.optional(),
+            /** This company's schedule, instead of sync.every. */
+            every: duration().optional(),
+          }),
+        )
+        .min(1),
+      database: databaseSchema(env).default(databaseTarget("./tas.db")),
+      redisUrl: envString(env).pipe(url(REDIS, false)).default("redis://127.0.0.1:6379"),
+      /** Prefix of every BullMQ key, so several deployments can share one Redis. */
+      queuePrefix: z.string().min(1).default("tas"),
+      http: z
+        .strictObject({
+          timeoutMs: positiveInt.default(30_000),
+          maxAttempts: positiveInt.max(20).default(5),
+          maxRequestsPerSecond: z.number().positive().default(20),
+          connections: positiveInt.default(8),
+          /** A response body larger than this is refused (the plan list is spooled to disk). */
+          maxResponseBytes: positiveInt.default(1024 * 1024 * 1024),
+        })
+        .prefault({}),
+      sync: syncSchema,
+      push: z
+        .strictObject({
+          /** Shared create rate; null: no shared limit (a bulk push to a service that allows it). */
+          ratePerSecond: z.number().positive().nullable().default(10),
+          concurrency: positiveInt.default(4),
+          maxAttempts: positiveInt.max(50).default(8),
+          /** How long a worker's claim on a job lasts unrenewed: a killed worker's jobs run again after it. */
+          lockDurationMs: positiveInt.min(1000).default(30_000),
+        })
+        .prefault({}),
+      server: serverSchema(env),
+      alerts: z
+        .strictObject({
+          webhookUrl: secretUrl(env, HTTP).optional(),
+          timeoutMs: positiveInt.default(10_000),
+        })
+        .prefault({}),
+      /** How long a stopping daemon lets running jobs finish. */
+      shutdownGraceMs: positiveInt.default(30_000),
+      logLevel: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
+    })
+    .superRefine((cfg, ctx) => {
+      // Refinements run even when a field failed: baseUrl may not be a URL here.
+      const base = URL.canParse(cfg.baseUrl) ? new URL(cfg.baseUrl) : null;
+      if (base && base.protocol === "http:" && !isLoopback(base.hostname) && !cfg.allowInsecureHttp) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["baseUrl"],
+          message: `http:// to a non-loopback host (${base.hostname}) sends the token in clear; use https:// or set "allowInsecureHttp": true`,
+        });
+      }
+      const seen = new Set<number>();
+      cfg.companies.forEach((c, i) => {
+        if (seen.has(c.id))
+          ctx.addIssue({
+            code: "custom",
+            path: ["companies", i, "id"],
+            message: `duplicate company id ${c.id}`,
+          });
+        seen.add(c.id);
+        if (!c.auth && !cfg.auth) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["companies", i, "auth"],
+            message: "no auth here and no default auth at the top level",
+          });
+        }
+      });
+    });
+}
