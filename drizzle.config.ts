@@ -1,7 +1,8 @@
 import { defineConfig } from "drizzle-kit";
 
+/** SQLite (the default store). PostgreSQL has its own config: drizzle.postgres.config.ts. */
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./src/schema/index.ts",
-  out: "./migrations",
+  schema: "./src/schema/sqlite/index.ts",
+  out: "./migrations/sqlite",
 });

@@ -19,8 +19,8 @@ import { loadSeed, recordSeed } from "../src/push/submit.js";
 import { waitForBatch } from "../src/push/wait.js";
 import { PushQueue } from "../src/queue/push.js";
 import { createClients } from "../src/runtime.js";
-import { openStore } from "../src/store/db.js";
-import type { StatusCounts } from "../src/store/outbox.js";
+import type { StatusCounts } from "../src/store/port-outbox.js";
+import { openSqliteStore } from "../src/store/sqlite/index.js";
 import {
   deleteKeys,
   perSecond,
@@ -97,18 +97,18 @@ async function pushAll(
   cfg: Config,
   seedPath: string,
 ): Promise<{ counts: StatusCounts; lastSettledMs: number; cpuMs: number }> {
-  const store = openStore(cfg.database);
+  const store = openSqliteStore(cfg.database.display);
   const clients = createClients(cfg, env.logger);
-  const queue = new PushQueue({ cfg, sqlite: store.sqlite, clients, logger: env.logger });
+  const queue = new PushQueue({ cfg, outbox: store.outbox, clients, logger: env.logger });
   try {
     const seed = await loadSeed(cfg, seedPath);
     if (seed.problems.length) throw new Error(`seed file has ${seed.problems.length} problem(s)`);
     const batchId = randomUUID();
-    const submitted = recordSeed(store.sqlite, seed, batchId, new Date().toISOString());
+    const submitted = await recordSeed(store.outbox, seed, batchId, new Date().toISOString());
     await queue.enqueue(submitted.toEnqueue);
     const cpu = process.cpuUsage();
     queue.startWorker();
-    const result = await waitForBatch(store.sqlite, batchId, { pollMs: 500, signal: env.signal });
+    const result = await waitForBatch(store.outbox, batchId, { pollMs: 500, signal: env.signal });
     if (!result.done) throw new Error(result.reason);
     const used = process.cpuUsage(cpu);
     // The outbox stamps each settle with the wall clock, to the millisecond.
@@ -124,7 +124,7 @@ async function pushAll(
   } finally {
     await queue.close();
     await clients.close();
-    store.close();
+    await store.close();
   }
 }
 
@@ -244,15 +244,15 @@ async function ratePhase(env: Env): Promise<boolean> {
 async function enqueuePhase(env: Env): Promise<boolean> {
   const seedPath = seedFile(env, "enqueue.ndjson", ENQUEUE_ROWS, "enq");
   const cfg = configFor(env, "enqueue", 10);
-  const store = openStore(cfg.database);
+  const store = openSqliteStore(cfg.database.display);
   const clients = createClients(cfg, env.logger);
-  const queue = new PushQueue({ cfg, sqlite: store.sqlite, clients, logger: env.logger });
+  const queue = new PushQueue({ cfg, outbox: store.outbox, clients, logger: env.logger });
   try {
     await queue.queue.waitUntilReady();
     const t0 = performance.now();
     const seed = await loadSeed(cfg, seedPath);
     const t1 = performance.now();
-    const submitted = recordSeed(store.sqlite, seed, randomUUID(), new Date().toISOString());
+    const submitted = await recordSeed(store.outbox, seed, randomUUID(), new Date().toISOString());
     const t2 = performance.now();
     await queue.enqueue(submitted.toEnqueue);
     const t3 = performance.now();
@@ -275,7 +275,7 @@ async function enqueuePhase(env: Env): Promise<boolean> {
   } finally {
     await queue.close();
     await clients.close();
-    store.close();
+    await store.close();
   }
 }
 

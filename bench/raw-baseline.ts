@@ -6,8 +6,8 @@
 import { getTableColumns } from "drizzle-orm";
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { NormalizedPlan } from "../src/normalize/index.js";
-import * as t from "../src/schema/index.js";
-import type { Sqlite } from "../src/store/db.js";
+import * as t from "../src/schema/sqlite/index.js";
+import type { Sqlite } from "../src/store/sqlite/index.js";
 
 type Values = (string | number | null)[];
 

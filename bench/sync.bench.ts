@@ -11,7 +11,7 @@ import { parseConfig } from "../src/config/index.js";
 import { createLogger } from "../src/log.js";
 import { normalizePlan } from "../src/normalize/index.js";
 import { createClients } from "../src/runtime.js";
-import { openStore } from "../src/store/db.js";
+import { openSqliteStore } from "../src/store/sqlite/index.js";
 import { syncCompany } from "../src/sync/company.js";
 import { contentHash } from "../src/sync/record.js";
 import { planSchema } from "../src/wire/schemas.js";
@@ -46,11 +46,11 @@ async function main(): Promise<void> {
     const bodyBytes = (await warm.body.arrayBuffer()).byteLength;
     console.log(`response body: ${fmt(bodyBytes / 1024 / 1024, 1)} MiB`);
 
-    const store = openStore(cfg.database);
+    const store = openSqliteStore(cfg.database.display);
     const clients = createClients(cfg, logger);
     const sync = () =>
       syncCompany(
-        { sqlite: store.sqlite, client: clients.clientFor(company.id), logger },
+        { store, client: clients.clientFor(company.id), logger },
         { companyId: company.id, reportIds: [], trigger: "bench" },
       );
     const full = await sync();
@@ -60,14 +60,14 @@ async function main(): Promise<void> {
     const resyncRate = again.counts.unchanged / (again.durationMs / 1000);
     const rss = peakRssMb();
     await clients.close();
-    store.close();
+    await store.close();
 
     // Baseline: the same rows, normalized in advance, inserted by a plain prepared-statement loop.
     const rows = await preparedRows(sim.baseUrl, company.staticToken);
-    const base = openStore(join(dir, "baseline.db"));
+    const base = openSqliteStore(join(dir, "baseline.db"));
     const { tables, ops } = baselineOps(rows, new Date().toISOString());
     const baseMs = runBaseline(base.sqlite, tables, ops);
-    base.close();
+    await base.close();
     const baseRate = rows.length / (baseMs / 1000);
 
     const ratioFull = fullRate / baseRate;

@@ -10,6 +10,12 @@ export function schedulerId(companyId: number): string {
   return `sync-company-${companyId}`;
 }
 
+/** The company of a scheduler id made by `schedulerId`, or null. */
+export function companyOfScheduler(key: string): number | null {
+  const m = /^sync-company-(\d+)$/.exec(key);
+  return m ? Number(m[1]) : null;
+}
+
 export const jobTemplateOptions = { removeOnComplete: 100, removeOnFail: 500, attempts: 1 };
 
 export async function process(

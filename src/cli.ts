@@ -2,10 +2,9 @@
 import { parseArgs } from "node:util";
 import { commands } from "./commands/index.js";
 import { type Command, type Flags, UsageError } from "./commands/types.js";
-import { ConfigError, configPath, loadConfig } from "./config/index.js";
+import { configPath, loadConfig } from "./config/index.js";
+import { UserError } from "./errors.js";
 import { createLogger } from "./log.js";
-import { SeedFormatError } from "./seed/index.js";
-import { StoreError } from "./store/db.js";
 
 const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
 
@@ -113,14 +112,9 @@ async function run(
       stopSignal: controller.signal,
     });
   } catch (err) {
-    if (
-      err instanceof ConfigError ||
-      err instanceof UsageError ||
-      err instanceof StoreError ||
-      err instanceof SeedFormatError
-    ) {
+    if (err instanceof UserError) {
       process.stderr.write(`tas-sync ${command.name}: ${err.message}\n`);
-      return 2;
+      return err.exitCode;
     }
     const e = err as Error;
     process.stderr.write(`tas-sync ${command.name}: ${e.message ?? String(err)}\n`);

@@ -1,12 +1,12 @@
 /** `tas-sync daemon`: job schedulers + workers on Redis, until SIGINT/SIGTERM. */
 import { formatDuration } from "../config/index.js";
+import { keysToRequeue } from "../push/submit.js";
 import { assertRedis, safeRedisUrl } from "../queue/connection.js";
 import { PushQueue } from "../queue/push.js";
 import { SyncQueue } from "../queue/sync.js";
 import { createClients } from "../runtime.js";
-import { openStore } from "../store/db.js";
-import { queuedKeys, takeReady } from "../store/outbox.js";
-import { failAbandonedRuns } from "../store/runs.js";
+import { openStore } from "../store/open.js";
+import { cleanUpAfterDeadProcesses } from "../sync/housekeeping.js";
 import type { Command } from "./types.js";
 
 const RECONCILE_MS = 60_000;
@@ -28,14 +28,13 @@ Options:
   run: async (ctx) => {
     const cfg = ctx.config();
     await assertRedis(cfg.redisUrl);
-    const store = openStore(cfg.database);
-    const abandoned = failAbandonedRuns(store.sqlite, new Date());
-    if (abandoned) ctx.logger.warn({ abandoned }, "marked sync runs of an earlier, dead process as failed");
+    const store = await openStore(cfg.database);
+    await cleanUpAfterDeadProcesses(store, ctx.logger);
     const clients = createClients(cfg, ctx.logger);
-    const sync = ctx.flags["no-sync"] ? null : new SyncQueue(cfg, clients, ctx.logger);
+    const sync = ctx.flags["no-sync"] ? null : new SyncQueue({ cfg, store, clients, logger: ctx.logger });
     const push = ctx.flags["no-push"]
       ? null
-      : new PushQueue({ cfg, sqlite: store.sqlite, clients, logger: ctx.logger });
+      : new PushQueue({ cfg, outbox: store.outbox, clients, logger: ctx.logger });
     try {
       if (sync) {
         await sync.schedule();
@@ -44,7 +43,7 @@ Options:
       let reconciler: NodeJS.Timeout | undefined;
       if (push) {
         const requeue = async () => {
-          const keys = [...queuedKeys(store.sqlite), ...takeReady(store.sqlite, new Date().toISOString())];
+          const keys = await keysToRequeue(store.outbox, new Date().toISOString());
           await push.enqueue(keys);
           return keys.length;
         };
@@ -78,7 +77,7 @@ Options:
       await sync?.close();
       await push?.close();
       await clients.close();
-      store.close();
+      await store.close();
     }
   },
 };

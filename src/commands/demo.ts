@@ -1,7 +1,7 @@
 /** `tas-sync demo`: the simulator and a full sync end to end, then a few SQL answers. */
-import Database from "better-sqlite3";
 import { parseConfig } from "../config/index.js";
 import { SIM_CLIENT_ID, SIM_CLIENT_SECRET, startSimulator } from "../simulator/server.js";
+import { openStore } from "../store/open.js";
 import { runSyncCommand } from "./sync.js";
 import { formatTable } from "./table.js";
 import { type Command, intFlag } from "./types.js";
@@ -70,14 +70,18 @@ Options:
         },
         "(demo)",
       );
-      const code = await runSyncCommand(cfg, { logger: ctx.logger, out: ctx.out });
-      const db = new Database(database, { readonly: true });
+      const code = await runSyncCommand(cfg, { logger: ctx.logger, out: ctx.out, signal: ctx.stopSignal });
+      const store = await openStore(database, { readonly: true });
       try {
         for (const q of QUERIES) {
-          ctx.out(`\n${q.title}:\n${formatTable(db.prepare(q.sql).all() as Record<string, unknown>[])}`);
+          const cursor = await store.sql.query(q.sql);
+          const rows: Record<string, unknown>[] = [];
+          for await (const values of cursor.rows)
+            rows.push(Object.fromEntries(cursor.columns.map((c, i) => [c, values[i]])));
+          ctx.out(`\n${q.title}:\n${formatTable(rows)}`);
         }
       } finally {
-        db.close();
+        await store.close();
       }
       ctx.out(
         `\nThe data is in ${database}. Try:\n  npx tas-sync query --db ${database} "SELECT * FROM v_plan_schedule LIMIT 10"`,

@@ -2,9 +2,10 @@
 import { runSimulateCommand, SIMULATE_USAGE } from "../simulator/command.js";
 import { daemonCommand } from "./daemon.js";
 import { demoCommand } from "./demo.js";
-import { pushFailuresCommand, resumePushCommand, retryFailedCommand, statusCommand } from "./outbox.js";
+import { pushFailuresCommand, resumePushCommand, retryFailedCommand, setParentIdCommand } from "./outbox.js";
 import { migrateCommand, queryCommand, syncCommand } from "./pull.js";
 import { pushCommand } from "./push.js";
+import { statusCommand } from "./status.js";
 import type { Command } from "./types.js";
 
 const simulateCommand: Command = {
@@ -24,6 +25,7 @@ export const commands: Command[] = [
   pushFailuresCommand,
   retryFailedCommand,
   resumePushCommand,
+  setParentIdCommand,
   migrateCommand,
   queryCommand,
   simulateCommand,

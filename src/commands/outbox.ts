@@ -1,85 +1,40 @@
-/** Commands over the push outbox: status, push-failures, retry-failed, resume-push. */
-import { assertRedis } from "../queue/connection.js";
-import { OwnedQueue } from "../queue/owned-queue.js";
-import { PUSH_QUEUE } from "../queue/push.js";
-import { openStore } from "../store/db.js";
-import { failedRows, failureReasons, resetFailed, statusCounts, takeReady } from "../store/outbox.js";
+/** Commands over the push outbox: push-failures, retry-failed, resume-push, set-parent-id. */
+import { queueReady } from "../push/settle.js";
+import { openStore } from "../store/open.js";
+import type { OutboxRow } from "../store/port-outbox.js";
 import { withPushQueue } from "./push-env.js";
 import { formatTable } from "./table.js";
-import { type Command, intFlag } from "./types.js";
-
-export const statusCommand: Command = {
-  name: "status",
-  summary: "show the push outbox counts and the latest sync run of each company",
-  help: `Usage: tas-sync status [--config PATH]
-
-Prints the scenario_requests counts by status (pending, queued, created, exists, failed),
-failures by reason, whether the push queue is paused (when Redis answers), and the latest
-sync run of every configured company.`,
-  options: {},
-  run: async (ctx) => {
-    const cfg = ctx.config();
-    const store = openStore(cfg.database);
-    try {
-      const c = statusCounts(store.sqlite);
-      ctx.out(
-        `push outbox: pending ${c.pending}, queued ${c.queued}, created ${c.created}, exists ${c.exists}, failed ${c.failed}`,
-      );
-      for (const r of failureReasons(store.sqlite)) ctx.out(`  failed ${r.code}: ${r.n}`);
-      try {
-        await assertRedis(cfg.redisUrl, 1000);
-        // Only the queue's state is read: no worker, no API clients.
-        const queue = new OwnedQueue(PUSH_QUEUE, cfg, ctx.logger);
-        const paused = await queue.queue.isPaused();
-        const jobs = await queue.queue.getJobCounts("waiting", "active", "delayed");
-        await queue.close();
-        ctx.out(
-          `push queue: ${paused ? "PAUSED (run tas-sync resume-push)" : "running"}; jobs waiting ${jobs.waiting}, active ${jobs.active}, delayed ${jobs.delayed}`,
-        );
-      } catch (err) {
-        ctx.out(`push queue: unknown (${(err as Error).message})`);
-      }
-      const latest = store.sqlite.prepare(
-        `SELECT id AS run_id, status, started_at, finished_at, fetched, inserted, updated, unchanged, deleted, rejected
-         FROM sync_runs WHERE company_id = ? ORDER BY id DESC LIMIT 1`,
-      );
-      // Every configured company, including one never synced yet.
-      const runs = cfg.companies.map(
-        (c) =>
-          ({
-            company_id: c.id,
-            ...((latest.get(c.id) as object | undefined) ?? { status: "never synced" }),
-          }) as Record<string, unknown>,
-      );
-      ctx.out(`\nlatest sync runs:\n${formatTable(runs)}`);
-      return 0;
-    } finally {
-      store.close();
-    }
-  },
-};
+import { type Command, intFlag, UsageError } from "./types.js";
 
 export const pushFailuresCommand: Command = {
   name: "push-failures",
-  summary: "list failed push rows with their reasons",
-  help: `Usage: tas-sync push-failures [--code CODE] [--limit N] [--json] [--config PATH]
+  summary: "list failed push rows (or rows waiting for a parent's id) with their reasons",
+  help: `Usage: tas-sync push-failures [--code CODE] [--blocked] [--limit N] [--json] [--config PATH]
 
 Lists rows of scenario_requests with status failed: key, project, name, reason code, the
-last error, and where the row came from (file:line).
+last error, and where the row came from (file:line). With --blocked, lists instead the rows
+that wait for their parent's scenario id (the parent exists on the service but the answer to
+its create was lost); give it with tas-sync set-parent-id.
 
 Options:
   --code CODE      only this reason code (e.g. PROJECT_NOT_FOUND, PARENT_FAILED)
+  --blocked        rows waiting for a parent's id instead of failed rows
   --limit N        at most N rows (default 100)
-  --json           one JSON object per row`,
-  options: { code: { type: "string" }, limit: { type: "string" }, json: { type: "boolean" } },
+  --json           one JSON object per row (snake_case keys)`,
+  options: {
+    code: { type: "string" },
+    blocked: { type: "boolean" },
+    limit: { type: "string" },
+    json: { type: "boolean" },
+  },
   run: async (ctx) => {
-    const store = openStore(ctx.config().database);
+    const store = await openStore(ctx.config().database);
     try {
-      const rows = failedRows(store.sqlite, {
+      const rows = await store.outbox.rowsWithStatus(ctx.flags.blocked ? "blocked" : "failed", {
         code: typeof ctx.flags.code === "string" ? ctx.flags.code : undefined,
         limit: intFlag(ctx.flags, "limit") ?? 100,
       });
-      if (ctx.flags.json) for (const r of rows) ctx.out(JSON.stringify(r));
+      if (ctx.flags.json) for (const r of rows) ctx.out(JSON.stringify(rowJson(r)));
       else
         ctx.out(
           formatTable(
@@ -96,10 +51,27 @@ Options:
         );
       return 0;
     } finally {
-      store.close();
+      await store.close();
     }
   },
 };
+
+function rowJson(r: OutboxRow) {
+  return {
+    key: r.key,
+    company_id: r.companyId,
+    project_id: r.projectId,
+    scenario_name: r.scenarioName,
+    parent_key: r.parentKey,
+    status: r.status,
+    attempts: r.attempts,
+    error_code: r.errorCode,
+    last_error: r.lastError,
+    source_file: r.sourceFile,
+    source_line: r.sourceLine,
+    updated_at: r.updatedAt,
+  };
+}
 
 export const retryFailedCommand: Command = {
   name: "retry-failed",
@@ -117,15 +89,14 @@ Options:
   run: (ctx) =>
     withPushQueue(ctx.config(), ctx.logger, async ({ store, queue }) => {
       const now = new Date().toISOString();
-      const reset = resetFailed(
-        store.sqlite,
+      const reset = await store.outbox.resetFailed(
         {
           code: typeof ctx.flags.code === "string" ? ctx.flags.code : undefined,
           key: typeof ctx.flags.key === "string" ? ctx.flags.key : undefined,
         },
         now,
       );
-      const ready = takeReady(store.sqlite, now);
+      const ready = await queueReady(store.outbox, now);
       await queue.forget(ready);
       await queue.enqueue(ready);
       ctx.out(
@@ -135,13 +106,55 @@ Options:
     }),
 };
 
+export const setParentIdCommand: Command = {
+  name: "set-parent-id",
+  summary: "give a scenario's id when its create answer was lost, so its children get created",
+  help: `Usage: tas-sync set-parent-id KEY ID [--config PATH]
+
+A row ends "exists" when the service created its scenario but the answer (with the new id)
+was lost. Its children cannot be created without that id: they wait (status blocked, reason
+PARENT_ID_UNKNOWN; see tas-sync push-failures --blocked). Look the scenario up in the
+service by its project and name, then give its id here: the row records it and its waiting
+children are queued (the daemon or push --wait creates them).
+
+Exit codes: 0 recorded; 2 no such row, or the row is not one that exists without an id.`,
+  options: {},
+  positionals: 2,
+  run: (ctx) => {
+    const [key, idText] = ctx.positionals;
+    if (!key || !idText)
+      throw new UsageError("expected KEY and ID, e.g. tas-sync set-parent-id suite-1 48213");
+    const id = Number(idText);
+    if (!Number.isSafeInteger(id) || id <= 0)
+      throw new UsageError(`ID must be a positive integer, got "${idText}"`);
+    return withPushQueue(ctx.config(), ctx.logger, async ({ store, queue }) => {
+      const now = new Date().toISOString();
+      const row = await store.outbox.get(key);
+      if (!row) throw new UsageError(`no push row with key "${key}"`);
+      if (!(await store.outbox.learnId(key, id, "user", now))) {
+        const why =
+          row.status === "exists"
+            ? `it already has scenario id ${row.scenarioId}`
+            : row.status === "blocked" && row.parentKey
+              ? `it is the one waiting; give its parent's key, ${row.parentKey}`
+              : `its status is ${row.status}, not exists`;
+        throw new UsageError(`row "${key}" does not wait for an id: ${why}`);
+      }
+      const ready = await queueReady(store.outbox, now);
+      await queue.enqueue(ready);
+      ctx.out(`row ${key} has scenario id ${id}; ${ready.length} waiting row(s) queued`);
+      return 0;
+    });
+  },
+};
+
 export const resumePushCommand: Command = {
   name: "resume-push",
   summary: "resume the push queue after it was paused (token refused)",
   help: `Usage: tas-sync resume-push [--config PATH]
 
-The push queue pauses itself when the service refuses the token even after one
-re-authentication. Fix the credentials in the config, then run this.`,
+The push queue pauses itself when the service refuses the token even after
+re-authenticating. Fix the credentials in the config, then run this.`,
   options: {},
   run: (ctx) =>
     withPushQueue(ctx.config(), ctx.logger, async ({ queue }) => {

@@ -1,10 +1,11 @@
-/** What the push commands open (Redis check, database, API clients, push queue) and close. */
+/** What the push commands open (Redis check, store, API clients, push queue) and close. */
 import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
 import { assertRedis } from "../queue/connection.js";
 import { PushQueue } from "../queue/push.js";
 import { type Clients, createClients } from "../runtime.js";
-import { openStore, type Store } from "../store/db.js";
+import { openStore } from "../store/open.js";
+import type { Store } from "../store/port.js";
 
 export interface PushEnv {
   store: Store;
@@ -18,14 +19,14 @@ export async function withPushQueue<T>(
   use: (env: PushEnv) => Promise<T>,
 ): Promise<T> {
   await assertRedis(cfg.redisUrl);
-  const store = openStore(cfg.database);
+  const store = await openStore(cfg.database);
   const clients = createClients(cfg, logger);
-  const queue = new PushQueue({ cfg, sqlite: store.sqlite, clients, logger });
+  const queue = new PushQueue({ cfg, outbox: store.outbox, clients, logger });
   try {
     return await use({ store, clients, queue });
   } finally {
     await queue.close();
     await clients.close();
-    store.close();
+    await store.close();
   }
 }

@@ -1,9 +1,9 @@
 /** `tas-sync push FILE`: validate a seed file, record it in the outbox, queue it, optionally wait. */
 import { randomUUID } from "node:crypto";
-import { type LoadedSeed, loadSeed, recordSeed } from "../push/submit.js";
+import { keysToRequeue, type LoadedSeed, loadSeed, recordSeed } from "../push/submit.js";
 import { waitForBatch } from "../push/wait.js";
 import { formatProblem } from "../seed/index.js";
-import { failureReasons, queuedKeysOf, type StatusCounts, statusCounts, takeReady } from "../store/outbox.js";
+import type { StatusCounts } from "../store/port-outbox.js";
 import { Progress } from "./progress.js";
 import { type PushEnv, withPushQueue } from "./push-env.js";
 import type { Command, CommandContext } from "./types.js";
@@ -65,7 +65,7 @@ async function runPush(ctx: CommandContext): Promise<number> {
 /** Record the file, queue what is ready, and with --wait run the workers until it settles. */
 async function submit(ctx: CommandContext, { store, queue }: PushEnv, seed: LoadedSeed): Promise<number> {
   const batchId = randomUUID();
-  const submitted = recordSeed(store.sqlite, seed, batchId, new Date().toISOString());
+  const submitted = await recordSeed(store.outbox, seed, batchId, new Date().toISOString());
   await queue.enqueue(submitted.toEnqueue);
   const s = submitted.skipped;
   ctx.out(
@@ -83,10 +83,10 @@ async function submit(ctx: CommandContext, { store, queue }: PushEnv, seed: Load
   }
   const progress = new Progress(submitted.recorded, "push");
   // Nothing unsettled: no worker (BullMQ misses its stalled-check timer if closed at once).
-  const before = statusCounts(store.sqlite, batchId);
+  const before = await store.outbox.counts(batchId);
   if (before.pending + before.queued > 0) queue.startWorker();
   let lastReconcile = Date.now();
-  const result = await waitForBatch(store.sqlite, batchId, {
+  const result = await waitForBatch(store.outbox, batchId, {
     signal: ctx.stopSignal,
     onProgress: (settled) => progress.update(settled),
     check: async () => {
@@ -97,15 +97,13 @@ async function submit(ctx: CommandContext, { store, queue }: PushEnv, seed: Load
       // wait forever: re-add jobs now and then. Job ids make this a no-op otherwise.
       if (Date.now() - lastReconcile > RECONCILE_MS) {
         lastReconcile = Date.now();
-        // Children whose parent got created while nobody queued them are ready too.
-        const ready = takeReady(store.sqlite, new Date().toISOString(), batchId);
-        await queue.enqueue([...queuedKeysOf(store.sqlite, batchId), ...ready]);
+        await queue.enqueue(await keysToRequeue(store.outbox, new Date().toISOString(), batchId));
       }
       return null;
     },
   });
   progress.finish();
-  printSummary(ctx, result.counts, failureReasons(store.sqlite, batchId));
+  printSummary(ctx, result.counts, await store.outbox.failureReasons(batchId));
   if (!result.done) {
     ctx.out(
       `stopped waiting: ${result.reason}; unsettled rows stay queued (run push --wait again, or the daemon)`,
@@ -113,7 +111,7 @@ async function submit(ctx: CommandContext, { store, queue }: PushEnv, seed: Load
     return 1;
   }
   // Rows of the file that failed in an earlier push are not "done" either (see Exit codes).
-  return result.counts.failed + s.failed > 0 ? 1 : 0;
+  return result.counts.failed + result.counts.blocked + s.failed > 0 ? 1 : 0;
 }
 
 function reportProblems(ctx: CommandContext, file: string, seed: LoadedSeed): void {
@@ -147,9 +145,13 @@ export function printSummary(
   reasons: { code: string; n: number }[],
 ): void {
   ctx.out(
-    `created ${c.created}, already existed ${c.exists}, failed ${c.failed}${c.pending + c.queued ? `, unsettled ${c.pending + c.queued}` : ""}`,
+    `created ${c.created}, already existed ${c.exists}, failed ${c.failed}${c.blocked ? `, waiting for a parent's id ${c.blocked}` : ""}${c.pending + c.queued ? `, unsettled ${c.pending + c.queued}` : ""}`,
   );
   for (const r of reasons) ctx.out(`  failed ${r.code}: ${r.n}`);
+  if (c.blocked)
+    ctx.out(
+      "  waiting rows need their parent's scenario id: see tas-sync push-failures --blocked, then tas-sync set-parent-id KEY ID",
+    );
 }
 
 /** The promise's value, or undefined if it takes longer than `ms`. */

@@ -2,42 +2,67 @@
 import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
 import { createClients } from "../runtime.js";
-import { openStore } from "../store/db.js";
-import { type CompanySyncResult, syncCompany } from "../sync/company.js";
+import { openStore } from "../store/open.js";
+import { syncCompanies } from "../sync/companies.js";
+import type { CompanySyncResult } from "../sync/company.js";
+import { cleanUpAfterDeadProcesses } from "../sync/housekeeping.js";
+import { SyncProgressView } from "./sync-progress.js";
+import { UsageError } from "./types.js";
 
 export interface SyncCommandOptions {
   companyId?: number | undefined;
   logger: Logger;
   out: (line: string) => void;
+  signal?: AbortSignal;
+  /** Where progress goes (default stderr); null for none. */
+  progress?: NodeJS.WriteStream | null;
 }
 
-/** Exit codes: 0 all succeeded, 1 a company failed, 3 some company was only partly synced. */
+/**
+ * Exit codes: 0 all succeeded (or were skipped: another process syncs them), 1 a company
+ * failed, 3 some company was only partly synced. (Stopped by a signal: the CLI exits 130/143.)
+ */
 export async function runSyncCommand(cfg: Config, opts: SyncCommandOptions): Promise<number> {
   const companies =
     opts.companyId === undefined ? cfg.companies : cfg.companies.filter((c) => c.id === opts.companyId);
   if (companies.length === 0) {
-    opts.out(
-      `error: company ${opts.companyId} is not in the config (configured: ${cfg.companies.map((c) => c.id).join(", ")})`,
+    throw new UsageError(
+      `company ${opts.companyId} is not in the config (configured: ${cfg.companies.map((c) => c.id).join(", ")})`,
     );
-    return 2;
   }
-  const store = openStore(cfg.database);
+  const store = await openStore(cfg.database);
   const clients = createClients(cfg, opts.logger);
-  const results: CompanySyncResult[] = [];
+  const stream = opts.progress === undefined ? process.stderr : opts.progress;
+  const view = stream ? new SyncProgressView(stream, opts.logger) : null;
+  let results: CompanySyncResult[];
   try {
-    for (const company of companies) {
-      const result = await syncCompany(
-        { sqlite: store.sqlite, client: clients.clientFor(company.id), logger: opts.logger },
-        { companyId: company.id, reportIds: company.reportIds, trigger: "cli" },
-      );
-      results.push(result);
-      opts.out(summaryLine(result));
-      for (const e of result.errors) opts.out(`  ! ${e}`);
-    }
+    await cleanUpAfterDeadProcesses(store, opts.logger);
+    results = await syncCompanies(
+      (id) => ({
+        store,
+        client: clients.clientFor(id),
+        logger: opts.logger,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(view ? { onProgress: (p) => view.update(p) } : {}),
+      }),
+      companies.map((c) => ({ companyId: c.id, reportIds: c.reportIds, trigger: "cli" })),
+      cfg.sync.concurrency,
+      {
+        onDone: (r) => view?.done(r.companyId),
+        onResult: (r) => {
+          opts.out(summaryLine(r));
+          for (const e of r.errors) opts.out(`  ! ${e}`);
+        },
+      },
+    );
   } finally {
     await clients.close();
-    store.close();
+    await store.close();
   }
+  return exitCode(results);
+}
+
+export function exitCode(results: readonly CompanySyncResult[]): number {
   if (results.some((r) => r.status === "failed")) return 1;
   if (results.some((r) => r.status === "partial")) return 3;
   return 0;
@@ -45,8 +70,9 @@ export async function runSyncCommand(cfg: Config, opts: SyncCommandOptions): Pro
 
 export function summaryLine(r: CompanySyncResult): string {
   const c = r.counts;
+  const run = r.runId === null ? "" : ` (run ${r.runId})`;
   return (
-    `company ${r.companyId}: ${r.status} in ${(r.durationMs / 1000).toFixed(1)}s (run ${r.runId}) - ` +
+    `company ${r.companyId}: ${r.status} in ${(r.durationMs / 1000).toFixed(1)}s${run} - ` +
     `fetched ${c.fetched}, inserted ${c.inserted}, updated ${c.updated}, unchanged ${c.unchanged}, ` +
     `deleted ${c.deleted}, rejected ${c.rejected}`
   );

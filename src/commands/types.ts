@@ -1,6 +1,7 @@
 /** The shape of a CLI command: parsed flags in, exit code out. */
 import type { ParseArgsConfig } from "node:util";
 import type { Config } from "../config/index.js";
+import { UserError } from "../errors.js";
 import type { Logger } from "../log.js";
 
 export type Flags = Record<string, string | boolean | undefined>;
@@ -48,6 +49,6 @@ export function numberFlag(flags: Flags, name: string): number | undefined {
   return n;
 }
 
-export class UsageError extends Error {
+export class UsageError extends UserError {
   override name = "UsageError";
 }

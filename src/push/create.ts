@@ -4,81 +4,55 @@
  */
 import type { CreatedScenario, TasClient } from "../api/client.js";
 import type { Logger } from "../log.js";
-import type { Sqlite } from "../store/db.js";
-import {
-  type AttemptKnowledge,
-  beginAttempt,
-  endAttempt,
-  failChildren,
-  getRequest,
-  getScenario,
-  getSendable,
-  markCreated,
-  markExists,
-  markFailed,
-} from "../store/outbox.js";
+import type { AttemptKnowledge, OutboxStore, ParentInfo, SendableRow } from "../store/port-outbox.js";
+import { noTelemetry, type Telemetry } from "../telemetry.js";
 import { type CreateScenarioBody, scenarioSchema } from "../wire/schemas.js";
 import { classifyFailure } from "./classify.js";
-import { parentObject, scenarioRow } from "./parent.js";
+import { parentFromRequest, parentObject, scenarioRow } from "./parent.js";
+import { afterExistsWithoutId, failWithDescendants, waitingForParent } from "./settle.js";
 
 export interface CreateDeps {
-  sqlite: Sqlite;
+  outbox: OutboxStore;
   clientFor(companyId: number): TasClient;
   /** Waits for a slot of the shared rate limit (all workers on the same Redis); absent: no limit. */
   acquireSlot?: () => Promise<void>;
   logger: Logger;
+  telemetry?: Telemetry;
   now?: () => Date;
-  /**
-   * Commits a write before resolving; the worker shares one commit among the jobs of an
-   * event-loop turn (GroupCommit). Default: each write commits on its own.
-   */
-  commit?: <T>(write: () => T) => Promise<T>;
 }
-
-const commitAlone = async <T>(write: () => T): Promise<T> => write();
 
 const LOCAL_WRITE_ATTEMPTS = 5;
 
 export type CreateResult =
-  | { status: "created" | "exists" | "failed" | "skipped"; ready: string[] }
+  | { status: "created" | "exists" | "failed" | "skipped" | "blocked"; ready: string[] }
   /** Transient failure: the job should be retried later. */
   | { status: "retry"; code: string; message: string };
 
-/** Thrown when the token is refused after one re-authentication: the queue should pause. */
+/** Thrown when the token is refused after re-authenticating: the queue should pause. */
 export class PushUnauthorizedError extends Error {
   override name = "PushUnauthorizedError";
 }
+
+const SETTLED = new Set(["created", "exists", "failed"]);
 
 export async function createScenarioFor(
   deps: CreateDeps,
   key: string,
   finalAttempt: boolean,
 ): Promise<CreateResult> {
-  const { sqlite } = deps;
-  const commit = deps.commit ?? commitAlone;
+  const { outbox } = deps;
+  const telemetry = deps.telemetry ?? noTelemetry;
   const now = () => (deps.now?.() ?? new Date()).toISOString();
-  const row = getSendable(sqlite, key);
-  if (!row || row.status === "created" || row.status === "exists" || row.status === "failed") {
-    return { status: "skipped", ready: [] };
-  }
+  const row = await outbox.sendable(key);
+  if (!row || SETTLED.has(row.status)) return { status: "skipped", ready: [] };
   // The stored payload is the request body as JSON; only a row with a parent_key changes it.
   let payload = row.payloadJson;
   if (row.parentKey) {
-    const parent = getRequest(sqlite, row.parentKey);
-    const created =
-      parent?.status === "created" && parent.scenarioId !== null
-        ? getScenario(sqlite, parent.scenarioId)
-        : undefined;
-    if (!created) {
-      const why =
-        parent?.status === "exists"
-          ? `parent ${row.parentKey} exists but its id is unknown (its create answer was lost); give this row an inline parent`
-          : `parent ${row.parentKey} is ${parent?.status ?? "missing"}`;
-      markFailed(sqlite, key, "PARENT_FAILED", `parent failed: ${why}`, now());
-      return { status: "failed", ready: [] };
-    }
+    const parent = row.parent;
+    const object = parent ? parentObjectOf(parent) : null;
+    if (!object) return parentNotUsable(deps, key, row, now());
     const body = JSON.parse(payload) as CreateScenarioBody;
-    body.parent = parentObject(scenarioSchema.parse(JSON.parse(created.rawJson)));
+    body.parent = object;
     payload = JSON.stringify(body);
   }
 
@@ -90,56 +64,104 @@ export async function createScenarioFor(
     if (deps.acquireSlot) await deps.acquireSlot();
     if (!began) {
       // Committed before the request leaves: a crash after the server's commit leaves a trace.
-      uncertain = await commit(() => beginAttempt(sqlite, key, now()));
+      uncertain = await outbox.beginAttempt(key, now());
       began = true;
     }
   };
   let answer: CreatedScenario;
   try {
+    deps.logger.debug({ key, projectId: row.projectId }, "creating scenario");
     answer = await deps.clientFor(row.companyId).createScenario(row.projectId, payload, beforeSend);
   } catch (err) {
     const outcome = classifyFailure(err, uncertain);
     // What this run knows of its own attempt (nothing, if it never got to send).
     const sent = (sure: boolean): AttemptKnowledge => (!began ? "none" : sure ? "sure" : "unknown");
     switch (outcome.kind) {
-      case "exists":
-        if (markExists(sqlite, key, outcome.message, now())) {
-          deps.logger.info(
-            { key },
-            "scenario already existed after an attempt with a lost answer; not created twice",
-          );
-          // Children need the parent's id, which a lost answer did not give us.
-          const why = `parent ${key} exists but its id is unknown (its create answer was lost)`;
-          failChildren(sqlite, key, "PARENT_ID_UNKNOWN", why, now());
-        }
-        return { status: "exists", ready: [] };
+      case "exists": {
+        telemetry.pushOutcome("exists", null);
+        if (!(await outbox.markExists(key, outcome.message, now()))) return { status: "exists", ready: [] };
+        deps.logger.info(
+          { key },
+          "scenario already existed after an attempt with a lost answer; not created twice",
+        );
+        const body = JSON.parse(row.payloadJson) as CreateScenarioBody;
+        const ready = await afterExistsWithoutId(
+          outbox,
+          { key, projectId: row.projectId, scenarioName: body.scenario_name },
+          now(),
+        );
+        return { status: "exists", ready };
+      }
       case "failed":
-        markFailed(sqlite, key, outcome.code, outcome.message, now(), sent(true));
+        telemetry.pushOutcome("failed", outcome.code);
+        await failWithDescendants(outbox, key, outcome, sent(true), now());
         return { status: "failed", ready: [] };
       case "unauthorized":
-        endAttempt(sqlite, key, sent(true), "UNAUTHORIZED", outcome.message, now());
+        await outbox.endAttempt(key, sent(true), { code: "UNAUTHORIZED", message: outcome.message }, now());
         throw new PushUnauthorizedError(`company ${row.companyId}: ${outcome.message}`);
       case "retry":
         if (finalAttempt) {
           const message = `gave up after ${row.attempts + 1} attempts: ${outcome.message}`;
-          markFailed(sqlite, key, outcome.code, message, now(), sent(outcome.sure));
+          telemetry.pushOutcome("failed", outcome.code);
+          await failWithDescendants(outbox, key, { code: outcome.code, message }, sent(outcome.sure), now());
           return { status: "failed", ready: [] };
         }
-        endAttempt(sqlite, key, sent(outcome.sure), outcome.code, outcome.message, now());
+        telemetry.pushOutcome("retry", outcome.code);
+        await outbox.endAttempt(key, sent(outcome.sure), outcome, now());
         return { status: "retry", code: outcome.code, message: outcome.message };
     }
   }
-  // The service created it: record the answer. A local failure here is not the service's
-  // (and must not be classified as an unknown outcome, which would lose the id): retry it.
+  // The service created it: record the answer, and queue the children it unblocks. A local
+  // failure here is not the service's (and must not be classified as an unknown outcome,
+  // which would lose the id): retry it.
   const at = now();
   const created = scenarioRow(answer.scenario, answer.text, key, row.companyId, at);
-  const ready = await withLocalRetries(deps, `record scenario ${created.id} of ${key}`, () =>
-    commit(() => markCreated(sqlite, key, created, at)),
-  );
+  const ready = await withLocalRetries(deps, `record scenario ${created.id} of ${key}`, async () => {
+    // Issued together: the SQLite store commits both in one transaction.
+    const [, children] = await Promise.all([
+      outbox.markCreated(key, created, at),
+      outbox.takeReady(at, { parentKey: key }),
+    ]);
+    return children;
+  });
+  telemetry.pushOutcome("created", null);
+  deps.logger.debug({ key, scenarioId: created.id }, "scenario created");
   return { status: "created", ready };
 }
 
-/** A local SQLite write, retried a few times (another process may hold the write lock). */
+/** The parent object to send, from the parent's answer or its request and known id; null if none. */
+function parentObjectOf(parent: ParentInfo) {
+  if (parent.scenarioId === null || (parent.status !== "created" && parent.status !== "exists")) return null;
+  if (parent.scenarioJson !== null)
+    return parentObject(scenarioSchema.parse(JSON.parse(parent.scenarioJson)));
+  return parentFromRequest(JSON.parse(parent.payloadJson) as CreateScenarioBody, parent.scenarioId);
+}
+
+/** The row's parent cannot give it an id: wait for it (exists, id unknown), or fail. */
+async function parentNotUsable(
+  deps: CreateDeps,
+  key: string,
+  row: SendableRow,
+  now: string,
+): Promise<CreateResult> {
+  const parent = row.parent;
+  const parentKey = row.parentKey as string;
+  if (parent?.status === "exists") {
+    await deps.outbox.block([key], waitingForParent(parentKey), now);
+    return { status: "blocked", ready: [] };
+  }
+  const why = `parent ${parentKey} is ${parent?.status ?? "missing"}`;
+  await failWithDescendants(
+    deps.outbox,
+    key,
+    { code: "PARENT_FAILED", message: `parent failed: ${why}` },
+    "none",
+    now,
+  );
+  return { status: "failed", ready: [] };
+}
+
+/** A local write, retried a few times (another process may hold the write lock). */
 async function withLocalRetries<T>(deps: CreateDeps, what: string, write: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {

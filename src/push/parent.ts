@@ -1,5 +1,5 @@
 /** Builds the request's parent object (seed 2.1.1) from a created scenario (pure). */
-import type { WireParentScenario, WireScenario } from "../wire/schemas.js";
+import type { CreateScenarioBody, WireParentScenario, WireScenario } from "../wire/schemas.js";
 
 export function parentObject(s: WireScenario): WireParentScenario {
   return {
@@ -18,6 +18,29 @@ export function parentObject(s: WireScenario): WireParentScenario {
     // It becomes a group scenario by having children (API-FACTS: the parent is a group).
     group: true,
     childs: s.childs ?? [],
+  };
+}
+
+/**
+ * The parent object of a scenario whose id we know but whose create answer we never had (the
+ * user gave it, or another row's inline parent did): its fields come from its own request.
+ */
+export function parentFromRequest(body: CreateScenarioBody, id: number): WireParentScenario {
+  return {
+    id,
+    type: null,
+    scenario_name: body.scenario_name,
+    description: body.description ?? null,
+    enabled: true,
+    deleted: false,
+    test_management_enabled: body.testrail_enabled ?? false,
+    execute_mode: null,
+    project_id: body.project_id,
+    parameterized: false,
+    has_parameterized_class: false,
+    test_scenario_java_parameters: [],
+    group: true,
+    childs: [],
   };
 }
 

@@ -2,14 +2,8 @@
 import { resolve } from "node:path";
 import type { Config } from "../config/index.js";
 import { readSeedFile, type SeedParseResult, type SeedProblem, type SeedRow } from "../seed/index.js";
-import type { Sqlite } from "../store/db.js";
-import {
-  queuedKeysOf,
-  type RecordResult,
-  recordRows,
-  recordSeedRejections,
-  takeReady,
-} from "../store/outbox.js";
+import type { OutboxStore, RecordResult } from "../store/port-outbox.js";
+import { queueReady } from "./settle.js";
 
 export interface LoadedSeed {
   file: string;
@@ -61,11 +55,26 @@ export interface Submitted extends RecordResult {
   toEnqueue: string[];
 }
 
-/** Record the rows (and the rejected ones) and pick what to queue, in SQLite only. */
-export function recordSeed(sqlite: Sqlite, seed: LoadedSeed, batchId: string, now: string): Submitted {
-  const result = recordRows(sqlite, seed.valid, batchId, seed.file, now);
-  if (seed.problems.length) recordSeedRejections(sqlite, batchId, seed.file, seed.problems, now);
-  const leftQueued = queuedKeysOf(sqlite, batchId);
-  const ready = takeReady(sqlite, now, batchId);
+/** Record the rows (and the rejected ones) and pick what to queue, in the store only. */
+export async function recordSeed(
+  outbox: OutboxStore,
+  seed: LoadedSeed,
+  batchId: string,
+  now: string,
+): Promise<Submitted> {
+  const result = await outbox.record(seed.valid, batchId, seed.file, now);
+  if (seed.problems.length) await outbox.recordRejections(batchId, seed.file, seed.problems, now);
+  const leftQueued = await outbox.queuedKeys({ batchId });
+  const ready = await queueReady(outbox, now, { batchId });
   return { ...result, toEnqueue: [...leftQueued, ...ready] };
+}
+
+/**
+ * Keys to (re)queue: rows left queued (their job may have died with a process; job ids make
+ * a job already there a no-op) and rows that became ready. One rule for the daemon's
+ * reconciler and `push --wait`.
+ */
+export async function keysToRequeue(outbox: OutboxStore, now: string, batchId?: string): Promise<string[]> {
+  const filter = batchId === undefined ? {} : { batchId };
+  return [...(await outbox.queuedKeys(filter)), ...(await queueReady(outbox, now, filter))];
 }

@@ -4,10 +4,10 @@ import * as createJob from "../../jobs/create-scenario.js";
 import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
 import { PushUnauthorizedError } from "../push/create.js";
+import { failWithDescendants } from "../push/settle.js";
 import type { Clients } from "../runtime.js";
-import type { Sqlite } from "../store/db.js";
-import { GroupCommit } from "../store/group-commit.js";
-import { getRequest, markFailed } from "../store/outbox.js";
+import type { OutboxStore } from "../store/port-outbox.js";
+import type { Telemetry } from "../telemetry.js";
 import { OwnedQueue } from "./owned-queue.js";
 import { SharedRateLimiter } from "./rate-limit.js";
 
@@ -17,9 +17,10 @@ const ENQUEUE_IN_FLIGHT = 4;
 
 export interface PushQueueDeps {
   cfg: Config;
-  sqlite: Sqlite;
+  outbox: OutboxStore;
   clients: Clients;
   logger: Logger;
+  telemetry?: Telemetry;
 }
 
 export class PushQueue extends OwnedQueue {
@@ -58,13 +59,12 @@ export class PushQueue extends OwnedQueue {
     // No shared limit configured: no slot to take (not even a Redis call per batch).
     const limiter =
       rate === null ? null : new SharedRateLimiter(this.redis, `${cfg.queuePrefix}:${PUSH_QUEUE}:rate`, rate);
-    const group = new GroupCommit(this.deps.sqlite);
     const deps = {
-      sqlite: this.deps.sqlite,
+      outbox: this.deps.outbox,
       clientFor: (id: number) => this.deps.clients.clientFor(id),
       ...(limiter ? { acquireSlot: () => limiter.acquire() } : {}),
+      ...(this.deps.telemetry ? { telemetry: this.deps.telemetry } : {}),
       logger,
-      commit: <T>(write: () => T) => group.run(write),
     };
     const lockMs = opts.lockDurationMs ?? cfg.push.lockDurationMs;
     const worker = this.runWorker(
@@ -100,12 +100,14 @@ export class PushQueue extends OwnedQueue {
     );
     worker.on("failed", (job, err) => {
       if (!job) return;
-      if (err.name !== "RetryLaterError")
+      if (!(err instanceof createJob.RetryLaterError))
         logger.warn({ key: job.data?.key, err: err.message }, "push job failed");
-      // A job that fails for good outside the normal outcomes (Redis or SQLite trouble) must
+      // A job that fails for good outside the normal outcomes (Redis or database trouble) must
       // not leave its row queued with no job behind it: settle the row as failed.
       if (job.attemptsMade >= (job.opts.attempts ?? 1)) {
-        settleAbandoned(this.deps.sqlite, String(job.data?.key), err.message);
+        settleAbandoned(this.deps.outbox, String(job.data?.key), err.message).catch((e: Error) =>
+          logger.error({ key: job.data?.key, err: e.message }, "could not settle the row of a failed job"),
+        );
       }
     });
     worker.on("error", (err) => logger.error({ err: err.message }, "push worker error"));
@@ -113,9 +115,7 @@ export class PushQueue extends OwnedQueue {
   }
 }
 
-function settleAbandoned(sqlite: Sqlite, key: string, message: string): void {
-  const row = getRequest(sqlite, key);
-  if (row && (row.status === "pending" || row.status === "queued")) {
-    markFailed(sqlite, key, "JOB_FAILED", `the job failed for good: ${message}`, new Date().toISOString());
-  }
+async function settleAbandoned(outbox: OutboxStore, key: string, message: string): Promise<void> {
+  const settle = { code: "JOB_FAILED", message: `the job failed for good: ${message}` };
+  await failWithDescendants(outbox, key, settle, "none", new Date().toISOString());
 }

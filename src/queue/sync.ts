@@ -4,27 +4,35 @@ import * as syncJob from "../../jobs/sync-company.js";
 import { type Config, syncEveryOf } from "../config/index.js";
 import type { Logger } from "../log.js";
 import type { Clients } from "../runtime.js";
-import { openStore } from "../store/db.js";
+import type { Store } from "../store/port.js";
+import type { Telemetry } from "../telemetry.js";
 import { OwnedQueue } from "./owned-queue.js";
 
 export const SYNC_QUEUE = "sync";
 
+export interface SyncQueueDeps {
+  cfg: Config;
+  store: Store;
+  clients: Clients;
+  logger: Logger;
+  telemetry?: Telemetry;
+  /** Abandons running syncs (the daemon is stopping and its grace period is over). */
+  signal?: AbortSignal;
+}
+
 export class SyncQueue extends OwnedQueue {
-  constructor(
-    private readonly cfg: Config,
-    private readonly clients: Clients,
-    private readonly logger: Logger,
-  ) {
-    super(SYNC_QUEUE, cfg, logger);
+  constructor(private readonly deps: SyncQueueDeps) {
+    super(SYNC_QUEUE, deps.cfg, deps.logger);
   }
 
   /** Make the schedulers match the config: one per company, none for removed companies. */
   async schedule(): Promise<void> {
-    const wanted = new Set(this.cfg.companies.map((c) => syncJob.schedulerId(c.id)));
-    for (const c of this.cfg.companies) {
+    const { cfg } = this.deps;
+    const wanted = new Set(cfg.companies.map((c) => syncJob.schedulerId(c.id)));
+    for (const c of cfg.companies) {
       await this.queue.upsertJobScheduler(
         syncJob.schedulerId(c.id),
-        { every: syncEveryOf(this.cfg, c) },
+        { every: syncEveryOf(cfg, c) },
         { name: syncJob.NAME, data: { companyId: c.id }, opts: syncJob.jobTemplateOptions },
       );
     }
@@ -33,9 +41,9 @@ export class SyncQueue extends OwnedQueue {
     }
   }
 
-  /** Syncs run one at a time per process, each on its own SQLite connection. */
+  /** Up to sync.concurrency companies at once; one company never twice at once (its lease). */
   startWorker(): Worker {
-    const { cfg, clients, logger } = this;
+    const { cfg, clients, logger, store } = this.deps;
     const worker = this.runWorker(
       async (job: Job) => {
         // Removing a company's scheduler leaves a job it already queued (its first, immediate run).
@@ -44,19 +52,20 @@ export class SyncQueue extends OwnedQueue {
           logger.warn({ companyId, jobId: job.id }, "skipped the sync of a company no longer in the config");
           return { skipped: "company not in the config" };
         }
-        const store = openStore(cfg.database, { migrate: false });
-        try {
-          const result = await syncJob.process(
-            job.data,
-            { sqlite: store.sqlite, client: clients.clientFor(companyId), logger },
-            (id) => clients.company(id).reportIds,
-          );
-          return { runId: result.runId, status: result.status, counts: result.counts };
-        } finally {
-          store.close();
-        }
+        const result = await syncJob.process(
+          job.data,
+          {
+            store,
+            client: clients.clientFor(companyId),
+            logger,
+            ...(this.deps.telemetry ? { telemetry: this.deps.telemetry } : {}),
+            ...(this.deps.signal ? { signal: this.deps.signal } : {}),
+          },
+          (id) => clients.company(id).reportIds,
+        );
+        return { runId: result.runId, status: result.status, counts: result.counts };
       },
-      { concurrency: 1, lockDuration: 120_000 },
+      { concurrency: cfg.sync.concurrency, lockDuration: 120_000 },
     );
     worker.on("error", (err) => logger.error({ err: err.message }, "sync worker error"));
     return worker;

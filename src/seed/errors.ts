@@ -1,4 +1,6 @@
 /** Thrown when the seed format cannot be told from the file name. */
-export class SeedFormatError extends Error {
+import { UserError } from "../errors.js";
+
+export class SeedFormatError extends UserError {
   override readonly name = "SeedFormatError";
 }

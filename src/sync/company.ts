@@ -2,32 +2,41 @@
  * One company's pull: fetch -> validate -> normalize -> store. The one pipeline: the
  * one-shot `tas-sync sync` and the BullMQ job both call `syncCompany`.
  *
- * Two phases. First the network, with no database transaction open: the reports, and the
- * plan list streamed into a spool file. Then everything is applied in one synchronous
- * transaction (no await inside), so the write lock is held only for local work and nothing
- * else in the process can interleave a write; readers see the whole snapshot or none of it.
+ * First the network, with no transaction open: the reports, then the plan list streamed into
+ * a spool file. Then the store applies the snapshot in one transaction (./snapshot.ts decides
+ * what it changes). Around it: a lease (one sync of a company at a time, anywhere), a
+ * heartbeat, and a newest-snapshot-wins rule in the store (a snapshot fetched earlier than
+ * one already applied is discarded: `superseded`).
  */
 import type { TasClient } from "../api/client.js";
 import { ApiError, InvalidCredentialsError, UnauthorizedError } from "../api/errors.js";
 import type { Logger } from "../log.js";
-import type { Sqlite } from "../store/db.js";
-import {
-  emptyCounts,
-  finishRun,
-  type RunCounts,
-  type RunStatus,
-  recordSyncError,
-  startRun,
-} from "../store/runs.js";
-import { PlanPhase } from "./plans-phase.js";
-import { type ReportFetch, writeReports } from "./reports-phase.js";
+import type { Store } from "../store/port.js";
+import { emptyCounts, type Owner, type RunCounts } from "../store/port-runs.js";
+import { noTelemetry, type SyncOutcome, type Telemetry } from "../telemetry.js";
+import { describeHolder, LEASE_MS, takeLease } from "./lease.js";
+import { thisProcess } from "./owner.js";
+import { type ReportFetch, snapshotOps } from "./snapshot.js";
 import { Spool } from "./spool.js";
 
+export interface SyncProgress {
+  companyId: number;
+  phase: "reports" | "plans" | "applying";
+  records: number;
+  bytes: number;
+}
+
 export interface SyncDeps {
-  sqlite: Sqlite;
+  store: Store;
   client: TasClient;
   logger: Logger;
   now?: () => Date;
+  telemetry?: Telemetry;
+  owner?: Owner;
+  /** Abandons the run: nothing is written, it ends `cancelled`. */
+  signal?: AbortSignal;
+  onProgress?: (p: SyncProgress) => void;
+  leaseMs?: number;
 }
 
 export interface CompanySyncInput {
@@ -37,128 +46,170 @@ export interface CompanySyncInput {
 }
 
 export interface CompanySyncResult {
-  runId: number;
+  /** null when the run was skipped (another process holds the company). */
+  runId: number | null;
   companyId: number;
-  status: Exclude<RunStatus, "running">;
+  status: SyncOutcome;
   counts: RunCounts;
-  /** One line per problem (plan list failure, report errors). */
+  /** One line per problem (plan list failure, report errors, held-back deletions, skip reason). */
   errors: string[];
   durationMs: number;
 }
 
-const PROGRESS_EVERY = 10_000;
-
-export async function syncCompany(deps: SyncDeps, input: CompanySyncInput): Promise<CompanySyncResult> {
-  const { sqlite, client, logger } = deps;
-  const clock = deps.now ?? (() => new Date());
-  const started = clock();
-  const now = started.toISOString();
-  const log = logger.child({ companyId: input.companyId });
-  const runId = startRun(sqlite, input.companyId, input.trigger, now);
-  const spool = new Spool();
-  const elapsed = () => clock().getTime() - started.getTime();
-  try {
-    log.info({ runId, reports: input.reportIds.length }, "sync started");
-    const reports = await fetchReports(client, input.reportIds);
-    let planError: ApiError | null = null;
-    try {
-      await client.streamPlans({
-        onRecord: (bytes) => {
-          spool.append(bytes);
-          if (spool.count % PROGRESS_EVERY === 0)
-            log.info({ runId, received: spool.count }, "plans received");
-        },
-        onRestart: () => spool.reset(),
-      });
-    } catch (err) {
-      planError = asApiError(err);
-    }
-    const outcome = apply(sqlite, {
-      ...input,
-      runId,
-      now,
-      spool,
-      planError,
-      reports,
-      finishedAt: () => clock().toISOString(),
-    });
-    log.info({ runId, status: outcome.status, ...outcome.counts, durationMs: elapsed() }, "sync finished");
-    return { runId, companyId: input.companyId, ...outcome, durationMs: elapsed() };
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    if (err instanceof ApiError)
-      recordSyncError(sqlite, runId, "plans", null, err.code, err.status ?? null, message);
-    finishRun(sqlite, runId, "failed", emptyCounts(), clock().toISOString(), message);
-    log.error({ runId, err: message }, "sync failed");
-    return {
-      runId,
-      companyId: input.companyId,
-      status: "failed",
-      counts: emptyCounts(),
-      errors: [message],
-      durationMs: elapsed(),
-    };
-  } finally {
-    spool.dispose();
+class Cancelled extends Error {
+  constructor(readonly why: string) {
+    super(why);
   }
 }
 
-interface ApplyInput extends CompanySyncInput {
-  runId: number;
-  now: string;
-  spool: Spool;
-  planError: ApiError | null;
-  reports: ReportFetch[];
-  finishedAt: () => string;
-}
+export async function syncCompany(deps: SyncDeps, input: CompanySyncInput): Promise<CompanySyncResult> {
+  const { store, logger } = deps;
+  const telemetry = deps.telemetry ?? noTelemetry;
+  const clock = deps.now ?? (() => new Date());
+  const started = clock();
+  const startedAt = started.toISOString();
+  const { companyId } = input;
+  const log = logger.child({ companyId });
+  const owner = deps.owner ?? thisProcess();
+  const leaseMs = deps.leaseMs ?? LEASE_MS;
+  const elapsed = () => clock().getTime() - started.getTime();
+  const result = (runId: number | null, status: SyncOutcome, counts: RunCounts, errors: string[]) => {
+    const r: CompanySyncResult = { runId, companyId, status, counts, errors, durationMs: elapsed() };
+    telemetry.syncFinished(companyId, status, r.durationMs / 1000, counts);
+    return r;
+  };
 
-/** The local phase: one IMMEDIATE transaction, synchronous from BEGIN to COMMIT. */
-function apply(sqlite: Sqlite, a: ApplyInput): Pick<CompanySyncResult, "status" | "counts" | "errors"> {
-  return sqlite
-    .transaction(() => {
-      const counts = emptyCounts();
-      const errors: string[] = [];
-      const fail = (code: string, status: number | null, message: string) => {
-        errors.push(`plans: ${message}`);
-        recordSyncError(sqlite, a.runId, "plans", null, code, status, message);
-      };
-      let plansOk = false;
-      if (a.planError) {
-        // A failed or partial list writes nothing and deletes nothing.
-        fail(a.planError.code, a.planError.status ?? null, a.planError.message);
-      } else {
-        const phase = new PlanPhase({ sqlite, companyId: a.companyId, runId: a.runId, now: a.now, counts });
-        for (const text of a.spool.records()) phase.record(text);
-        phase.complete();
-        const m = phase.mismatch;
-        if (m) {
-          fail(
-            "COMPANY_MISMATCH",
-            null,
-            `${m.count} plan(s) belong to company ${m.companyId}, not ${a.companyId}: the credentials of company ${a.companyId} are another company's; nothing was deleted`,
-          );
-        }
-        plansOk = !m;
-      }
-      const reportResult = writeReports(sqlite, a.reports, {
-        companyId: a.companyId,
-        runId: a.runId,
-        now: a.now,
-        counts,
-        plansOk,
+  const lease = await takeLease(store.runs, companyId, owner, started, leaseMs);
+  if (!lease.ok) {
+    const why = `skipped: company ${companyId} is being synced by ${describeHolder(lease.holder)}`;
+    log.info({ holder: lease.holder.owner }, why);
+    return result(null, "skipped", emptyCounts(), [why]);
+  }
+  const runId = await store.runs.start({ companyId, trigger: input.trigger, startedAt, owner });
+  const abort = new AbortController();
+  const onStop = () => abort.abort(new Cancelled("the process is stopping"));
+  deps.signal?.addEventListener("abort", onStop, { once: true });
+  if (deps.signal?.aborted) onStop();
+  const beat = setInterval(() => {
+    const now = clock();
+    store.runs
+      .heartbeat(runId, now.toISOString())
+      .then(() =>
+        store.runs.renewLease(companyId, lease.token, new Date(now.getTime() + leaseMs).toISOString()),
+      )
+      .then((ours) => {
+        if (!ours) abort.abort(new Cancelled("its lease was taken over by another process"));
+      })
+      .catch((err: Error) => log.warn({ err: err.message }, "heartbeat of the sync run failed"));
+  }, leaseMs / 6);
+  beat.unref();
+  const spool = new Spool();
+  const counts = emptyCounts();
+  const errors: string[] = [];
+  const checkAbort = () => {
+    if (abort.signal.aborted) throw abort.signal.reason;
+  };
+  try {
+    log.info({ runId, reports: input.reportIds.length }, "sync started");
+    const progress = (phase: SyncProgress["phase"], bytes: number) =>
+      deps.onProgress?.({ companyId, phase, records: spool.count, bytes });
+    progress("reports", 0);
+    const reports = await fetchReports(deps.client, input.reportIds, checkAbort);
+    log.debug({ runId, reports: reports.length }, "reports fetched");
+    let planError: ApiError | null = null;
+    let bytes = 0;
+    try {
+      await deps.client.streamPlans({
+        onRecord: (record) => {
+          checkAbort();
+          spool.append(record);
+          bytes += record.length;
+          progress("plans", bytes);
+        },
+        onRestart: () => {
+          spool.reset();
+          bytes = 0;
+        },
       });
-      errors.push(...reportResult.errors);
-      const status = statusOf(plansOk, reportResult.errors.length, a.reportIds.length);
-      finishRun(sqlite, a.runId, status, counts, a.finishedAt(), errors.length ? errors.join("; ") : null);
-      return { status, counts, errors };
-    })
-    .immediate();
+    } catch (err) {
+      if (err instanceof Cancelled) throw err;
+      planError = asApiError(err);
+    }
+    checkAbort();
+    log.debug({ runId, records: spool.count, bytes }, "plan list received; applying");
+    progress("applying", bytes);
+    const applied = await store.snapshots.apply(
+      { companyId, runId, startedAt, reportIds: input.reportIds, finishedAt: () => clock().toISOString() },
+      (index) =>
+        snapshotOps(index, {
+          companyId,
+          plans: planError ? { error: planError } : { records: spool.records() },
+          reports,
+          counts,
+          errors,
+        }),
+      abort.signal,
+    );
+    if (!applied.applied) {
+      const why = `superseded: a snapshot of company ${companyId} fetched later (run ${applied.newerRunId ?? "?"}, started ${applied.newerStartedAt}) was applied first; this one was discarded`;
+      log.warn({ runId }, why);
+      await store.runs.finish(runId, {
+        status: "superseded",
+        counts,
+        finishedAt: clock().toISOString(),
+        error: why,
+      });
+      return result(runId, "superseded", counts, [why]);
+    }
+    const { status } = applied.end;
+    log.info({ runId, status, ...counts, durationMs: elapsed() }, "sync finished");
+    return result(runId, status, counts, errors);
+  } catch (err) {
+    if (err instanceof Cancelled) {
+      const why = `cancelled: ${err.why}; nothing was written`;
+      log.warn({ runId }, why);
+      await store.runs.finish(runId, {
+        status: "cancelled",
+        counts: emptyCounts(),
+        finishedAt: clock().toISOString(),
+        error: why,
+      });
+      return result(runId, "cancelled", emptyCounts(), [why]);
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    if (err instanceof ApiError)
+      await store.runs.recordError(runId, {
+        entity: "plans",
+        entityId: null,
+        code: err.code,
+        httpStatus: err.status ?? null,
+        message,
+      });
+    await store.runs.finish(runId, {
+      status: "failed",
+      counts: emptyCounts(),
+      finishedAt: clock().toISOString(),
+      error: message,
+    });
+    log.error({ runId, err: message }, "sync failed");
+    return result(runId, "failed", emptyCounts(), [message]);
+  } finally {
+    clearInterval(beat);
+    deps.signal?.removeEventListener("abort", onStop);
+    spool.dispose();
+    await store.runs.releaseLease(companyId, lease.token).catch(() => {});
+  }
 }
 
 /** Reports are few: fetch them first, one at a time (the rate cap applies). */
-async function fetchReports(client: TasClient, ids: readonly number[]): Promise<ReportFetch[]> {
+async function fetchReports(
+  client: TasClient,
+  ids: readonly number[],
+  checkAbort: () => void,
+): Promise<ReportFetch[]> {
   const out: ReportFetch[] = [];
   for (const id of ids) {
+    checkAbort();
     try {
       out.push({ id, text: await client.getScheduledReport(id) });
     } catch (err) {
@@ -174,10 +225,4 @@ async function fetchReports(client: TasClient, ids: readonly number[]): Promise<
 function asApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   throw err;
-}
-
-function statusOf(plansOk: boolean, reportErrors: number, reportCount: number): CompanySyncResult["status"] {
-  if (plansOk && reportErrors === 0) return "succeeded";
-  if (!plansOk && (reportCount === 0 || reportErrors === reportCount)) return "failed";
-  return "partial";
 }

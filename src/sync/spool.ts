@@ -4,11 +4,24 @@
  * local transaction. Memory stays flat however long the list is. Records stay bytes end to
  * end: an unchanged record is recognised by the hash of its bytes and never decoded.
  */
-import { closeSync, ftruncateSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  ftruncateSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+import { isAlive } from "./owner.js";
+
 const FLUSH_BYTES = 1 << 20;
+/** tas-spool-<pid>-XXXXXX: the pid says whose it is, so a dead process's spool can be removed. */
+const PREFIX = "tas-spool-";
 const NEWLINE = 0x0a;
 const RETURN = 0x0d;
 const SPACE = 0x20;
@@ -24,7 +37,7 @@ export class Spool {
   #writeAt = 0;
 
   constructor() {
-    this.#dir = mkdtempSync(join(tmpdir(), "tas-spool-"));
+    this.#dir = mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
     this.#fd = openSync(join(this.#dir, "plans.ndjson"), "w+");
   }
 
@@ -96,4 +109,19 @@ export class Spool {
       this.#writeAt += n;
     }
   }
+}
+
+/**
+ * Removes the spool folders of processes that died before they could (kill -9, power loss).
+ * Returns how many. Folders of live processes, and names of another shape, are left alone.
+ */
+export function removeDeadSpools(dir = tmpdir()): number {
+  let removed = 0;
+  for (const name of readdirSync(dir)) {
+    const m = /^tas-spool-(\d+)-/.exec(name);
+    if (!m || isAlive(Number(m[1]))) continue;
+    rmSync(join(dir, name), { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
 }

@@ -190,9 +190,13 @@ describe.concurrent("tas-sync push without the service", () => {
   it("says in status that the push queue state is unknown when Redis is unreachable", async ({ expect }) => {
     const s = setup("status-no-redis", { redisUrl: deadRedis });
     const r = await cli(["status", "--config", s.config]);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain("push outbox: pending 0, queued 0, created 0, exists 0, failed 0");
-    expect(r.stdout).toContain(`push queue: unknown (cannot reach Redis at ${deadRedis}`);
+    // Its company was never synced: not fresh, so exit 3 (for cron checks).
+    expect(r.code).toBe(3);
+    expect(r.stdout).toContain("push outbox: pending 0, queued 0, created 0, exists 0, failed 0, blocked 0");
+    expect(r.stdout).toContain(`queues: unknown (cannot reach Redis at ${deadRedis}`);
+    const json = JSON.parse((await cli(["status", "--json", "--config", s.config])).stdout);
+    expect(json.queues.error).toContain(`cannot reach Redis at ${deadRedis}`);
+    expect(json.companies[0]).toMatchObject({ company_id: 5251, stale: true, last_run: null });
   });
 });
 
@@ -250,9 +254,18 @@ describe("tas-sync push against the simulator", () => {
     );
 
     const status = lines((await cli(["status", "--config", s.config])).stdout);
-    expect(status[0]).toBe("push outbox: pending 0, queued 0, created 2, exists 0, failed 2");
-    expect(status.slice(1, 3).sort()).toEqual(["  failed PARENT_FAILED: 1", "  failed PROJECT_NOT_FOUND: 1"]);
-    expect(status[3]).toBe("push queue: running; jobs waiting 0, active 0, delayed 0");
+    const at = status.indexOf("push outbox: pending 0, queued 0, created 2, exists 0, failed 2, blocked 0");
+    expect(at).toBeGreaterThan(0);
+    expect(status.slice(at + 1, at + 3).sort()).toEqual([
+      "  failed PARENT_FAILED: 1",
+      "  failed PROJECT_NOT_FOUND: 1",
+    ]);
+    const statusJson = JSON.parse((await cli(["status", "--json", "--config", s.config])).stdout);
+    expect(statusJson.queues.push).toMatchObject({
+      paused: false,
+      jobs: { waiting: 0, active: 0, delayed: 0 },
+    });
+    expect(statusJson.outbox).toMatchObject({ created: 2, failed: 2 });
 
     const table = lines((await cli(["push-failures", "--config", s.config])).stdout);
     expect(table[0]).toMatch(/^key +project +code +attempts +error +source$/);
@@ -268,10 +281,10 @@ describe("tas-sync push against the simulator", () => {
     expect(json.map((l) => JSON.parse(l))).toEqual([
       expect.objectContaining({
         key: "ghost",
-        errorCode: "PROJECT_NOT_FOUND",
+        error_code: "PROJECT_NOT_FOUND",
         attempts: 1,
-        sourceLine: 3,
-        sourceFile: file,
+        source_line: 3,
+        source_file: file,
       }),
     ]);
 
@@ -281,8 +294,10 @@ describe("tas-sync push against the simulator", () => {
       "1 failed row(s) back to pending; 1 queued now (the daemon or push --wait creates them)",
     ]);
     const after = lines((await cli(["status", "--config", s.config])).stdout);
-    expect(after[0]).toBe("push outbox: pending 0, queued 1, created 2, exists 0, failed 1");
-    expect(after).toContain("push queue: running; jobs waiting 1, active 0, delayed 0");
+    expect(after).toContain("push outbox: pending 0, queued 1, created 2, exists 0, failed 1, blocked 0");
+    expect(after).toContain(
+      "  push: waiting 1, active 0, delayed 0, prioritized 0, failed 0, completed 0, paused 0",
+    );
   });
 
   it("says loudly that the push is paused when the token is refused, never printing the token", async () => {
@@ -299,6 +314,6 @@ describe("tas-sync push against the simulator", () => {
     expect(fatal[0]?.msg).toContain("tas-sync resume-push");
     expect(`${r.stdout}${r.stderr}`).not.toContain(WRONG_TOKEN);
     const status = await cli(["status", "--config", s.config]);
-    expect(status.stdout).toContain("push queue: PAUSED (run tas-sync resume-push)");
+    expect(status.stdout).toContain("push: PAUSED (run tas-sync resume-push)");
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GroupCommit } from "../../src/store/group-commit.js";
+import { GroupCommit } from "../../src/store/sqlite/group-commit.js";
 
 let dir: string;
 let writer: Database.Database;

@@ -17,7 +17,7 @@ import { createLogger } from "../../src/log.js";
 import type { AdminScenario } from "../../src/simulator/scenarios.js";
 import type { FaultOptions, RunningSimulator, SimulatorOptions } from "../../src/simulator/server.js";
 import { startSimulator } from "../../src/simulator/server.js";
-import { openStore, type Store } from "../../src/store/db.js";
+import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/index.js";
 
 export const logger = createLogger({ level: "silent", pretty: false });
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -86,7 +86,7 @@ export interface PushHarness {
   createAttempts(): Promise<number>;
   requests(): RequestRow[];
   request(key: string): RequestRow;
-  store(): Store;
+  store(): SqliteStore;
   redisKeys(): Promise<string[]>;
   close(): Promise<void>;
 }
@@ -121,17 +121,17 @@ export async function startPushHarness(opts: HarnessOptions = {}): Promise<PushH
   writeFileSync(configPath, JSON.stringify(raw, null, 2));
   const cfg = parseConfig(raw, configPath);
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-  const stores: Store[] = [];
+  const stores: SqliteStore[] = [];
   const adminGet = async (path: string) => {
     const res = await fetch(`${sim.baseUrl}/__admin/${path}`);
     return (await res.json()) as { scenarios: AdminScenario[]; attempts: number };
   };
   const store = () => {
-    const s = openStore(cfg.database);
+    const s = openSqliteStore(cfg.database.display);
     stores.push(s);
     return s;
   };
-  let reader: Store | null = null;
+  let reader: SqliteStore | null = null;
   const requests = () => {
     reader ??= store();
     return reader.sqlite
@@ -177,7 +177,7 @@ export async function startPushHarness(opts: HarnessOptions = {}): Promise<PushH
       if (keys.length) await redis.del(...keys);
       redis.disconnect();
       await sim.close();
-      for (const s of stores) s.close();
+      for (const s of stores) await s.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSyncCommand } from "../../src/commands/sync.js";
+import { UsageError } from "../../src/commands/types.js";
 import { parseConfig } from "../../src/config/index.js";
 import { SIM_CLIENT_ID, SIM_CLIENT_SECRET } from "../../src/simulator/server.js";
 import {
@@ -124,10 +125,11 @@ describe("runSyncCommand", () => {
     for (const s of secrets) expect(text.join("\n")).not.toContain(s);
   });
 
-  it("refuses a company that is not configured with exit code 2", async () => {
+  it("refuses a company that is not configured as a usage error (exit code 2)", async () => {
     const out: string[] = [];
-    const code = await runSyncCommand(config([FIRST]), { companyId: 42, logger, out: (l) => out.push(l) });
-    expect(code).toBe(2);
-    expect(out).toEqual(["error: company 42 is not in the config (configured: 5251)"]);
+    const run = runSyncCommand(config([FIRST]), { companyId: 42, logger, out: (l) => out.push(l) });
+    await expect(run).rejects.toThrow(UsageError);
+    await expect(run).rejects.toThrow("company 42 is not in the config (configured: 5251)");
+    expect(out).toEqual([]);
   });
 });

@@ -17,7 +17,7 @@ import {
   type SimulatorOptions,
   startSimulator,
 } from "../../src/simulator/server.js";
-import { openStore, type Sqlite, type Store } from "../../src/store/db.js";
+import { openSqliteStore, type Sqlite, type SqliteStore } from "../../src/store/sqlite/index.js";
 import { type CompanySyncResult, syncCompany } from "../../src/sync/company.js";
 
 export const logger = createLogger({ level: "silent", pretty: false });
@@ -32,15 +32,15 @@ export interface SyncOptions {
   at?: string;
   client?: TasClient;
   /** Sync into another store (same simulator). */
-  store?: Store;
+  store?: SqliteStore;
 }
 
 export interface Harness {
   sim: RunningSimulator;
   dir: string;
-  store: Store;
+  store: SqliteStore;
   http: HttpTransport;
-  openStore(name: string): Store;
+  openStore(name: string): SqliteStore;
   client(companyId: number, auth?: TokenProvider): TasClient;
   passwordAuth(companyId: number, opts?: { password?: string; now?: () => number }): PasswordGrantProvider;
   sync(companyId?: number, opts?: SyncOptions): Promise<CompanySyncResult>;
@@ -53,9 +53,9 @@ export async function startHarness(
 ): Promise<Harness> {
   const sim = await startSimulator({ port: 0, plans: 6, reports: 2, ...simOpts });
   const dir = mkdtempSync(join(tmpdir(), "tas-sync-test-"));
-  const stores: Store[] = [];
+  const stores: SqliteStore[] = [];
   const open = (name: string) => {
-    const s = openStore(join(dir, name));
+    const s = openSqliteStore(join(dir, name));
     stores.push(s);
     return s;
   };
@@ -95,7 +95,7 @@ export async function startHarness(
     const at = o.at;
     return syncCompany(
       {
-        sqlite: (o.store ?? store).sqlite,
+        store: o.store ?? store,
         client: o.client ?? client(companyId),
         logger,
         ...(at ? { now: () => new Date(at) } : {}),
@@ -115,7 +115,7 @@ export async function startHarness(
     async close() {
       await http.close();
       await sim.close();
-      for (const s of stores) s.close();
+      for (const s of stores) await s.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

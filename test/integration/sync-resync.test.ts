@@ -61,7 +61,7 @@ describe("several companies", () => {
     expect(link).toEqual([{ dangling: 1, plan_name: null }]);
   });
 
-  it("fails a company whose token lists another company's plans, storing and deleting nothing", async () => {
+  it("ends partial when the token lists another company's plans, storing and deleting nothing, saying so", async () => {
     expect((await h.sync(SECOND, { reportIds: [] })).status).toBe("succeeded");
     const before = scalar(
       h.store.sqlite,
@@ -70,8 +70,9 @@ describe("several companies", () => {
     );
     // Now SECOND's sync runs with FIRST's credentials.
     const result = await h.sync(SECOND, { client: h.client(SECOND, h.passwordAuth(FIRST)), reportIds: [] });
-    expect(result.status).toBe("failed");
+    expect(result.status).toBe("partial");
     expect(result.counts).toMatchObject({ fetched: 6, inserted: 0, deleted: 0, rejected: 0 });
+    expect(result.errors.join("\n")).toContain("deletions held back");
     expect(result.errors.join("\n")).toContain(`6 plan(s) belong to company ${FIRST}, not ${SECOND}`);
     expect(scalar(h.store.sqlite, "SELECT count(*) FROM plans WHERE company_id = ?", FIRST)).toBe(0);
     expect(
@@ -82,8 +83,8 @@ describe("several companies", () => {
       ),
     ).toBe(before);
     expect(scalar(h.store.sqlite, "SELECT count(*) FROM rejected_records")).toBe(0);
-    expect(rows(h.store.sqlite, "SELECT code FROM sync_errors WHERE run_id = ?", result.runId)).toEqual([
-      { code: "COMPANY_MISMATCH" },
-    ]);
+    expect(
+      rows(h.store.sqlite, "SELECT code FROM sync_errors WHERE run_id = ? ORDER BY id", result.runId),
+    ).toEqual([{ code: "COMPANY_MISMATCH" }, { code: "DELETIONS_HELD_BACK" }]);
   });
 });

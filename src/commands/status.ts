@@ -1,0 +1,134 @@
+/** `tas-sync status`: per company freshness, queue states, outbox counts; exit 3 when unhealthy. */
+import type { Config } from "../config/index.js";
+import { assertRedis } from "../queue/connection.js";
+import { inspectQueues, type QueuesSnapshot } from "../queue/inspect.js";
+import { openStore } from "../store/open.js";
+import type { Store } from "../store/port.js";
+import type { StatusCounts } from "../store/port-outbox.js";
+import { type CompanyFreshness, freshness } from "../sync/freshness.js";
+import { formatTable } from "./table.js";
+import type { Command, CommandContext } from "./types.js";
+
+export const statusCommand: Command = {
+  name: "status",
+  summary: "show each company's freshness, the queues and the push outbox (exit 3 if unhealthy)",
+  help: `Usage: tas-sync status [--json] [--config PATH]
+
+Per company: the last sync run (time, status, counts), the last success, the next scheduled
+run (when Redis answers), and whether it is stale (no success for sync.staleAfter, by default
+three schedule periods) or failing (its last run failed). Then the sync and push queues' jobs
+by state (and whether the push queue is paused), and the push outbox's rows by status with
+failure reasons.
+
+Options:
+  --json           the same as one JSON document (snake_case keys)
+
+Exit codes: 0 every company fresh and not failing; 3 some company stale or failing;
+            2 bad usage or config.`,
+  options: { json: { type: "boolean" } },
+  run: runStatus,
+};
+
+interface Report {
+  companies: CompanyFreshness[];
+  queues: QueuesSnapshot | { error: string };
+  outbox: StatusCounts;
+  reasons: { code: string; n: number }[];
+}
+
+async function runStatus(ctx: CommandContext): Promise<number> {
+  const cfg = ctx.config();
+  const store = await openStore(cfg.database);
+  let report: Report;
+  try {
+    report = await collect(ctx, store, cfg);
+  } finally {
+    await store.close();
+  }
+  if (ctx.flags.json) ctx.out(JSON.stringify(toJson(report), null, 2));
+  else printText(ctx, report);
+  return report.companies.some((c) => c.stale || c.failing) ? 3 : 0;
+}
+
+async function collect(ctx: CommandContext, store: Store, cfg: Config): Promise<Report> {
+  const states = await store.runs.companyStates(cfg.companies.map((c) => c.id));
+  const companies = freshness(cfg, states, new Date(), new Date(0));
+  let queues: Report["queues"];
+  try {
+    await assertRedis(cfg.redisUrl, 1000);
+    queues = await inspectQueues(cfg, ctx.logger);
+  } catch (err) {
+    queues = { error: (err as Error).message };
+  }
+  return {
+    companies,
+    queues,
+    outbox: await store.outbox.counts(),
+    reasons: await store.outbox.failureReasons(),
+  };
+}
+
+const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+
+function toJson(r: Report) {
+  const next = "error" in r.queues ? null : r.queues.nextSync;
+  return {
+    healthy: !r.companies.some((c) => c.stale || c.failing),
+    companies: r.companies.map((c) => ({
+      company_id: c.companyId,
+      stale: c.stale,
+      failing: c.failing,
+      stale_after_seconds: c.staleAfterMs / 1000,
+      last_success_at: c.lastSuccessAt?.toISOString() ?? null,
+      next_run_at: next ? iso(next.get(c.companyId)) : null,
+      last_run: c.lastRun && {
+        run_id: c.lastRun.id,
+        status: c.lastRun.status,
+        started_at: c.lastRun.startedAt,
+        finished_at: c.lastRun.finishedAt,
+        ...c.lastRun.counts,
+        error: c.lastRun.error,
+      },
+    })),
+    queues:
+      "error" in r.queues
+        ? { error: r.queues.error }
+        : Object.fromEntries(r.queues.queues.map((q) => [q.name, { paused: q.paused, jobs: q.counts }])),
+    outbox: { ...r.outbox, failure_reasons: r.reasons },
+  };
+}
+
+function printText(ctx: CommandContext, r: Report): void {
+  const next = "error" in r.queues ? null : r.queues.nextSync;
+  const rows = r.companies.map((c) => ({
+    company: c.companyId,
+    health: c.failing ? "FAILING" : c.stale ? "STALE" : "ok",
+    last_run: c.lastRun ? `${c.lastRun.status} ${c.lastRun.startedAt}` : "never synced",
+    counts: c.lastRun
+      ? `+${c.lastRun.counts.inserted} ~${c.lastRun.counts.updated} -${c.lastRun.counts.deleted} !${c.lastRun.counts.rejected}`
+      : "",
+    last_success: c.lastSuccessAt?.toISOString() ?? "never",
+    next_run: next ? (iso(next.get(c.companyId)) ?? "not scheduled") : "unknown",
+  }));
+  ctx.out(`companies:\n${formatTable(rows)}`);
+  for (const c of r.companies)
+    if (c.lastRun?.error && c.lastRun.status !== "succeeded")
+      ctx.out(`  company ${c.companyId}: ${c.lastRun.error}`);
+  if ("error" in r.queues) ctx.out(`\nqueues: unknown (${r.queues.error})`);
+  else {
+    ctx.out("\nqueues:");
+    for (const q of r.queues.queues) {
+      const counts = Object.entries(q.counts)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ");
+      const paused = q.paused ? (q.name === "push" ? " PAUSED (run tas-sync resume-push)" : " PAUSED") : "";
+      ctx.out(`  ${q.name}:${paused} ${counts}`);
+    }
+  }
+  const o = r.outbox;
+  ctx.out(
+    `\npush outbox: pending ${o.pending}, queued ${o.queued}, created ${o.created}, exists ${o.exists}, failed ${o.failed}, blocked ${o.blocked}`,
+  );
+  for (const x of r.reasons) ctx.out(`  failed ${x.code}: ${x.n}`);
+  if (o.blocked) ctx.out("  blocked rows wait for their parent's id: tas-sync push-failures --blocked");
+}

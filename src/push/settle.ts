@@ -1,0 +1,90 @@
+/**
+ * How rows settle beyond their own create: a failed row fails its descendants; a row whose
+ * parent exists with its id unknown waits (blocked) until the id is learned; a parent learns
+ * its id from the create answer, from the user (set-parent-id), or from another row's inline
+ * parent object. Push policy, expressed as calls of small outbox operations.
+ */
+import type { AttemptKnowledge, OutboxStore, RowFilter, Settle } from "../store/port-outbox.js";
+
+export const PARENT_ID_UNKNOWN = "PARENT_ID_UNKNOWN";
+
+/** Why a child waits: said in its row (last_error) and by push-failures / status. */
+export function waitingForParent(parentKey: string): Settle {
+  return {
+    code: PARENT_ID_UNKNOWN,
+    message: `parent ${parentKey} exists but its id is unknown (its create answer was lost); run: tas-sync set-parent-id ${parentKey} <id>`,
+  };
+}
+
+/** Fail a row and every unsettled descendant ("parent failed"); returns how many rows failed. */
+export async function failWithDescendants(
+  outbox: OutboxStore,
+  key: string,
+  settle: Settle,
+  attempt: AttemptKnowledge,
+  now: string,
+): Promise<number> {
+  if (!(await outbox.markFailed(key, settle, attempt, now))) return 0;
+  return 1 + (await failDescendants(outbox, key, now));
+}
+
+async function failDescendants(outbox: OutboxStore, key: string, now: string): Promise<number> {
+  let failed = 0;
+  const stack = [key];
+  while (stack.length) {
+    const parent = stack.pop() as string;
+    const children = await outbox.unsettledChildren(parent);
+    if (!children.length) continue;
+    failed += await outbox.failMany(
+      children.map((child) => ({ key: child, code: "PARENT_FAILED", message: `parent failed: ${parent}` })),
+      now,
+    );
+    stack.push(...children);
+  }
+  return failed;
+}
+
+/**
+ * Settle what the parents decide, then mark ready rows queued: children of a failed parent
+ * fail; children of a parent that exists without a known id are blocked. Returns the keys to
+ * queue now.
+ */
+export async function queueReady(
+  outbox: OutboxStore,
+  now: string,
+  filter: RowFilter = {},
+): Promise<string[]> {
+  const blocked = new Map<string, string[]>();
+  for (const o of await outbox.orphans(filter)) {
+    if (o.parentStatus === "failed") {
+      await failWithDescendants(
+        outbox,
+        o.key,
+        { code: "PARENT_FAILED", message: `parent failed: ${o.parentKey}` },
+        "none",
+        now,
+      );
+    } else if (o.status !== "blocked") {
+      blocked.set(o.parentKey, [...(blocked.get(o.parentKey) ?? []), o.key]);
+    }
+  }
+  for (const [parentKey, keys] of blocked) await outbox.block(keys, waitingForParent(parentKey), now);
+  return outbox.takeReady(now, filter);
+}
+
+/**
+ * A row ended `exists` without its id: learn it from another row's inline parent object if one
+ * names this scenario; else block its children until someone does. Returns children now ready.
+ */
+export async function afterExistsWithoutId(
+  outbox: OutboxStore,
+  row: { key: string; projectId: number; scenarioName: string },
+  now: string,
+): Promise<string[]> {
+  const ids = await outbox.inlineParentIds(row.projectId, row.scenarioName);
+  if (ids.length === 1 && (await outbox.learnId(row.key, ids[0] as number, "inline-parent", now)))
+    return outbox.takeReady(now, { parentKey: row.key });
+  const children = await outbox.unsettledChildren(row.key);
+  if (children.length) await outbox.block(children, waitingForParent(row.key), now);
+  return [];
+}

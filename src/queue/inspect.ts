@@ -1,0 +1,52 @@
+/** Reading the queues' state without running a worker: counts by state, pause, schedulers. */
+import { companyOfScheduler } from "../../jobs/sync-company.js";
+import type { Config } from "../config/index.js";
+import type { Logger } from "../log.js";
+import { OwnedQueue } from "./owned-queue.js";
+import { PUSH_QUEUE } from "./push.js";
+import { SYNC_QUEUE } from "./sync.js";
+
+export const JOB_STATES = [
+  "waiting",
+  "active",
+  "delayed",
+  "prioritized",
+  "failed",
+  "completed",
+  "paused",
+] as const;
+
+export interface QueueState {
+  name: string;
+  paused: boolean;
+  counts: Record<(typeof JOB_STATES)[number], number>;
+}
+
+export interface QueuesSnapshot {
+  queues: QueueState[];
+  /** Next run of each company's sync scheduler (ms since the epoch). */
+  nextSync: Map<number, number>;
+}
+
+export async function readQueueState(q: OwnedQueue): Promise<QueueState> {
+  const counts = (await q.queue.getJobCounts(...JOB_STATES)) as QueueState["counts"];
+  return { name: q.name, paused: await q.queue.isPaused(), counts };
+}
+
+/** Both queues' state and the sync schedulers' next runs, with connections of its own. */
+export async function inspectQueues(cfg: Config, logger: Logger): Promise<QueuesSnapshot> {
+  const sync = new OwnedQueue(SYNC_QUEUE, cfg, logger);
+  const push = new OwnedQueue(PUSH_QUEUE, cfg, logger);
+  try {
+    const queues = [await readQueueState(sync), await readQueueState(push)];
+    const nextSync = new Map<number, number>();
+    for (const s of await sync.queue.getJobSchedulers()) {
+      const id = companyOfScheduler(s.key ?? "");
+      if (id !== null && typeof s.next === "number") nextSync.set(id, s.next);
+    }
+    return { queues, nextSync };
+  } finally {
+    await sync.close();
+    await push.close();
+  }
+}

@@ -1,0 +1,69 @@
+/** Sync run records: one row per company sync, and what it rejected or could not fetch. */
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+export const syncRuns = sqliteTable(
+  "sync_runs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    companyId: integer("company_id").notNull(),
+    trigger: text("trigger").notNull(),
+    startedAt: text("started_at").notNull(),
+    finishedAt: text("finished_at"),
+    status: text("status", {
+      enum: ["running", "succeeded", "partial", "failed", "superseded", "cancelled"],
+    }).notNull(),
+    fetched: integer("fetched").notNull().default(0),
+    inserted: integer("inserted").notNull().default(0),
+    updated: integer("updated").notNull().default(0),
+    unchanged: integer("unchanged").notNull().default(0),
+    deleted: integer("deleted").notNull().default(0),
+    rejected: integer("rejected").notNull().default(0),
+    error: text("error"),
+    /** The process that ran it (host and pid), and when it last said it was alive. */
+    ownerHost: text("owner_host"),
+    ownerPid: integer("owner_pid"),
+    heartbeatAt: text("heartbeat_at"),
+  },
+  (t) => [index("sync_runs_company_idx").on(t.companyId, t.startedAt)],
+);
+
+/**
+ * One row per company: who may sync it now (a lease that its holder renews), and the newest
+ * snapshot applied (a snapshot fetched earlier than that one is never applied).
+ */
+export const syncState = sqliteTable("sync_state", {
+  companyId: integer("company_id").primaryKey(),
+  leaseToken: text("lease_token"),
+  leaseHost: text("lease_host"),
+  leasePid: integer("lease_pid"),
+  leaseExpiresAt: text("lease_expires_at"),
+  appliedStartedAt: text("applied_started_at"),
+  appliedRunId: integer("applied_run_id"),
+});
+
+export const rejectedRecords = sqliteTable(
+  "rejected_records",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    runId: integer("run_id").notNull(),
+    entity: text("entity", { enum: ["plan", "scheduled_report"] }).notNull(),
+    entityId: integer("entity_id"),
+    reason: text("reason").notNull(),
+    rawJson: text("raw_json"),
+  },
+  (t) => [index("rejected_records_run_idx").on(t.runId)],
+);
+
+export const syncErrors = sqliteTable(
+  "sync_errors",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    runId: integer("run_id").notNull(),
+    entity: text("entity", { enum: ["plans", "scheduled_report"] }).notNull(),
+    entityId: integer("entity_id"),
+    code: text("code").notNull(),
+    httpStatus: integer("http_status"),
+    message: text("message").notNull(),
+  },
+  (t) => [index("sync_errors_run_idx").on(t.runId)],
+);

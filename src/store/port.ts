@@ -1,0 +1,50 @@
+/**
+ * The store as the pipeline sees it: one interface, one adapter per dialect (./sqlite,
+ * ./postgres). Operations only read and write; which rows settle how, what counts as stale
+ * or dead, and what a snapshot changes are decided in sync/ and push/.
+ */
+import type { SeedProblem, SeedRow } from "../seed/index.js";
+import type { OutboxStore } from "./port-outbox.js";
+import type { RunStore } from "./port-runs.js";
+import type { SnapshotStore } from "./port-snapshot.js";
+
+export type * from "./port-outbox.js";
+export type * from "./port-runs.js";
+export type * from "./port-snapshot.js";
+
+export type Dialect = "sqlite" | "postgres";
+
+export interface Store {
+  readonly dialect: Dialect;
+  /** Where it is, for messages (a postgres URL with its password masked). */
+  readonly display: string;
+  readonly runs: RunStore;
+  readonly snapshots: SnapshotStore;
+  readonly outbox: OutboxStore;
+  /** Read-only SQL for people (`tas-sync query`). */
+  readonly sql: SqlReader;
+  /** Throws when the database does not answer (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Rows of a read-only query, streamed: columns first, then one array of values per row. */
+export interface QueryCursor {
+  columns: string[];
+  rows: AsyncIterable<unknown[]>;
+}
+
+export interface SqlReader {
+  /** Runs `sql` in a read-only context; refuses a statement that writes (QueryReadOnlyError). */
+  query(sql: string): Promise<QueryCursor>;
+  /** The applied migrations, for `migrate`. */
+  migrationCount(): Promise<number>;
+}
+
+/** A statement that would write, given to `query`. */
+export class QueryReadOnlyError extends Error {
+  override name = "QueryReadOnlyError";
+}
+
+/** The rows of a seed file, for OutboxStore.record. */
+export type { SeedProblem, SeedRow };

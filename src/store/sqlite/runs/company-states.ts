@@ -1,0 +1,56 @@
+/** Per company: its latest run, its latest success, and the newest snapshot applied. */
+import type { CompanyRunState, RunStatus } from "../../port-runs.js";
+import type { Sqlite } from "../connection.js";
+import { plucked, prepared } from "../prepared.js";
+
+interface LatestRow {
+  id: number;
+  status: RunStatus;
+  startedAt: string;
+  finishedAt: string | null;
+  fetched: number;
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+  rejected: number;
+  error: string | null;
+}
+
+export function companyStates(sqlite: Sqlite, companyIds: readonly number[]): CompanyRunState[] {
+  const latest = prepared(
+    sqlite,
+    `SELECT id, status, started_at AS startedAt, finished_at AS finishedAt, fetched, inserted, updated, unchanged,
+       deleted, rejected, error FROM sync_runs WHERE company_id = ? ORDER BY id DESC LIMIT 1`,
+  );
+  const success = plucked(
+    sqlite,
+    "SELECT max(started_at) FROM sync_runs WHERE company_id = ? AND status = 'succeeded'",
+  );
+  const applied = plucked(sqlite, "SELECT applied_started_at FROM sync_state WHERE company_id = ?");
+  return companyIds.map((companyId) => {
+    const r = latest.get(companyId) as LatestRow | undefined;
+    return {
+      companyId,
+      lastRun: r
+        ? {
+            id: r.id,
+            status: r.status,
+            startedAt: r.startedAt,
+            finishedAt: r.finishedAt,
+            counts: {
+              fetched: r.fetched,
+              inserted: r.inserted,
+              updated: r.updated,
+              unchanged: r.unchanged,
+              deleted: r.deleted,
+              rejected: r.rejected,
+            },
+            error: r.error,
+          }
+        : null,
+      lastSuccessAt: (success.get(companyId) as string | null | undefined) ?? null,
+      appliedStartedAt: (applied.get(companyId) as string | null | undefined) ?? null,
+    };
+  });
+}
