@@ -79,7 +79,7 @@ describe("the dashboard at /queues", () => {
     const page = await context.newPage();
     const res = await page.goto(`${server.url}/queues`);
     expect(res?.status()).toBe(401);
-    expect((await page.locator("body").innerText()).trim()).toBe("authentication required");
+    expect((await page.locator("body").textContent())?.trim()).toBe("authentication required");
     await context.close();
   });
 });
