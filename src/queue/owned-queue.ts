@@ -1,47 +1,113 @@
 /**
  * A BullMQ queue with its worker and the two Redis connections they use. BullMQ does not
- * close connections it was given, so this owns them and closes all four, in order.
+ * close connections it was given, so this owns them and closes all four, in order, without
+ * hanging when Redis is away.
  */
 import { Queue, Worker, type WorkerOptions } from "bullmq";
 import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
 import { createRedis } from "./connection.js";
+import type { RedisWatch } from "./redis-watch.js";
 
-type Processor = ConstructorParameters<typeof Worker>[1];
+type Processor = NonNullable<ConstructorParameters<typeof Worker>[1]>;
+
+/** How a worker is doing, for readiness: jobs running, and when it last took one. */
+export interface Consumption {
+  active: number;
+  concurrency: number;
+  lastTakenAt: number | null;
+}
 
 export class OwnedQueue {
   readonly queue: Queue;
   protected readonly redis: ReturnType<typeof createRedis>;
   #worker: Worker | null = null;
   #workerRedis: ReturnType<typeof createRedis> | null = null;
+  #active = 0;
+  #concurrency = 0;
+  #lastTakenAt: number | null = null;
 
   constructor(
     readonly name: string,
     protected readonly config: Config,
-    log: Logger,
+    protected readonly log: Logger,
+    protected readonly watch?: RedisWatch,
   ) {
-    this.redis = createRedis(config.redisUrl);
+    this.redis = this.#connect();
     this.queue = new Queue(name, { connection: this.redis, prefix: config.queuePrefix });
-    // One line per error (Redis gone, say); without a listener BullMQ prints whole stacks.
-    this.queue.on("error", (err) => log.warn({ queue: name, err: err.message }, "queue error"));
+    // One line per error at most (Redis gone, say); without a listener BullMQ prints whole stacks.
+    this.queue.on("error", (err) => this.#error(err));
+  }
+
+  get worker(): Worker | null {
+    return this.#worker;
+  }
+
+  consumption(): Consumption {
+    return { active: this.#active, concurrency: this.#concurrency, lastTakenAt: this.#lastTakenAt };
   }
 
   /** Start this queue's one worker (its own connection: workers block on Redis). */
   protected runWorker(processor: Processor, opts: Omit<WorkerOptions, "connection" | "prefix">): Worker {
-    this.#workerRedis = createRedis(this.config.redisUrl);
-    this.#worker = new Worker(this.name, processor, {
+    this.#workerRedis = this.#connect();
+    this.#concurrency = opts.concurrency ?? 1;
+    const counted: Processor = async (job, token, signal) => {
+      this.#active++;
+      this.#lastTakenAt = Date.now();
+      try {
+        return await processor(job, token, signal);
+      } finally {
+        this.#active--;
+      }
+    };
+    this.#worker = new Worker(this.name, counted, {
       ...opts,
       connection: this.#workerRedis,
       prefix: this.config.queuePrefix,
     });
+    this.#worker.on("error", (err) => this.#error(err));
     return this.#worker;
   }
 
-  /** Let running jobs finish, then close the worker, the queue and both connections. */
-  async close(): Promise<void> {
-    await this.#worker?.close();
-    await this.queue.close();
+  /**
+   * Let running jobs finish for up to `graceMs` (then `onGraceOver` is called, e.g. to abandon
+   * running syncs, and the worker is closed by force), then close the queue and both
+   * connections. Never waits on an unreachable Redis for more than the grace period.
+   */
+  async close(graceMs = 30_000, onGraceOver?: () => void): Promise<void> {
+    if (this.#worker) {
+      const finished = await within(this.#worker.close(), graceMs);
+      if (!finished) {
+        onGraceOver?.();
+        await within(this.#worker.close(true), 5000);
+      }
+    }
+    await within(this.queue.close(), 2000);
     this.redis.disconnect();
     this.#workerRedis?.disconnect();
+  }
+
+  #connect() {
+    const redis = createRedis(this.config.redisUrl);
+    this.watch?.watch(redis);
+    return redis;
+  }
+
+  #error(err: Error): void {
+    if (this.watch) this.watch.noteError(err.message);
+    else this.log.warn({ queue: this.name, err: err.message }, "queue error");
+  }
+}
+
+/** Whether `promise` settled within `ms` (it keeps running either way). */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -4,11 +4,13 @@ import * as createJob from "../../jobs/create-scenario.js";
 import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
 import { PushUnauthorizedError } from "../push/create.js";
+import { PushProgressLog } from "../push/progress-log.js";
 import { failWithDescendants } from "../push/settle.js";
 import type { Clients } from "../runtime.js";
 import type { OutboxStore } from "../store/port-outbox.js";
 import type { Telemetry } from "../telemetry.js";
 import { OwnedQueue } from "./owned-queue.js";
+import type { RedisWatch } from "./redis-watch.js";
 import { SharedRateLimiter } from "./rate-limit.js";
 
 export const PUSH_QUEUE = "push";
@@ -21,11 +23,12 @@ export interface PushQueueDeps {
   clients: Clients;
   logger: Logger;
   telemetry?: Telemetry;
+  watch?: RedisWatch;
 }
 
 export class PushQueue extends OwnedQueue {
   constructor(private readonly deps: PushQueueDeps) {
-    super(PUSH_QUEUE, deps.cfg, deps.logger);
+    super(PUSH_QUEUE, deps.cfg, deps.logger, deps.watch);
   }
 
   /** Add one job per key, in bulk; keys that already have a job are not added twice. */
@@ -67,6 +70,7 @@ export class PushQueue extends OwnedQueue {
       logger,
     };
     const lockMs = opts.lockDurationMs ?? cfg.push.lockDurationMs;
+    const progress = new PushProgressLog(logger);
     const worker = this.runWorker(
       async (job: Job, token?: string) => {
         try {
@@ -75,9 +79,11 @@ export class PushQueue extends OwnedQueue {
             { made: job.attemptsMade, max: job.opts.attempts ?? 1 },
             deps,
           );
+          progress.note(result.status);
           if (result.ready.length) await this.enqueue(result.ready);
           return result.status;
         } catch (err) {
+          if (err instanceof createJob.RetryLaterError) progress.note("retry");
           if (err instanceof PushUnauthorizedError) {
             await this.queue.pause();
             logger.fatal(
@@ -110,7 +116,6 @@ export class PushQueue extends OwnedQueue {
         );
       }
     });
-    worker.on("error", (err) => logger.error({ err: err.message }, "push worker error"));
     return worker;
   }
 }

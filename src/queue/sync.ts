@@ -7,6 +7,7 @@ import type { Clients } from "../runtime.js";
 import type { Store } from "../store/port.js";
 import type { Telemetry } from "../telemetry.js";
 import { OwnedQueue } from "./owned-queue.js";
+import type { RedisWatch } from "./redis-watch.js";
 
 export const SYNC_QUEUE = "sync";
 
@@ -18,11 +19,12 @@ export interface SyncQueueDeps {
   telemetry?: Telemetry;
   /** Abandons running syncs (the daemon is stopping and its grace period is over). */
   signal?: AbortSignal;
+  watch?: RedisWatch;
 }
 
 export class SyncQueue extends OwnedQueue {
   constructor(private readonly deps: SyncQueueDeps) {
-    super(SYNC_QUEUE, deps.cfg, deps.logger);
+    super(SYNC_QUEUE, deps.cfg, deps.logger, deps.watch);
   }
 
   /** Make the schedulers match the config: one per company, none for removed companies. */
@@ -67,7 +69,6 @@ export class SyncQueue extends OwnedQueue {
       },
       { concurrency: cfg.sync.concurrency, lockDuration: 120_000 },
     );
-    worker.on("error", (err) => logger.error({ err: err.message }, "sync worker error"));
     return worker;
   }
 }
