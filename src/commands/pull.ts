@@ -1,10 +1,8 @@
-/** Commands of the pull side: sync, migrate, query. */
-import Database from "better-sqlite3";
+/** Commands of the pull side: sync, migrate (query is in query.ts). */
 import { databaseTarget } from "../config/index.js";
 import { openStore } from "../store/db.js";
 import { runSyncCommand } from "./sync.js";
-import { formatTable } from "./table.js";
-import { type Command, intFlag, UsageError } from "./types.js";
+import { type Command, intFlag } from "./types.js";
 
 export const syncCommand: Command = {
   name: "sync",
@@ -48,44 +46,5 @@ Options:
     store.close();
     ctx.out(`database ${target.display} is up to date (${n} migrations applied)`);
     return 0;
-  },
-};
-
-export const queryCommand: Command = {
-  name: "query",
-  summary: "run a read-only SQL query against the database and print the rows",
-  help: `Usage: tas-sync query "SQL" [--db PATH] [--json]
-
-Opens the database read-only and prints the result as a table (or JSON lines with --json).
-Example: tas-sync query "SELECT platform, count(*) FROM plans WHERE deleted_at IS NULL GROUP BY 1"
-
-Options:
-  --db PATH           database file (default: the config's "database")
-  --json              one JSON object per row`,
-  options: { db: { type: "string" }, json: { type: "boolean" } },
-  positionals: 1,
-  run: async (ctx) => {
-    const sql = ctx.positionals[0];
-    if (!sql) throw new UsageError('missing the SQL text, e.g. tas-sync query "SELECT * FROM sync_runs"');
-    const target = typeof ctx.flags.db === "string" ? databaseTarget(ctx.flags.db) : ctx.config().database;
-    if (target.dialect !== "sqlite")
-      throw new UsageError("query on PostgreSQL is not supported by this build");
-    const path = target.path;
-    let db: Database.Database;
-    try {
-      db = new Database(path, { readonly: true, fileMustExist: true });
-    } catch (err) {
-      throw new UsageError(`cannot open ${path}: ${(err as Error).message} (run tas-sync sync first)`);
-    }
-    try {
-      const rows = db.prepare(sql).all() as Record<string, unknown>[];
-      if (ctx.flags.json) for (const r of rows) ctx.out(JSON.stringify(r));
-      else ctx.out(formatTable(rows));
-      return 0;
-    } catch (err) {
-      throw new UsageError(`query failed: ${(err as Error).message}`);
-    } finally {
-      db.close();
-    }
   },
 };
