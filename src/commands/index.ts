@@ -3,8 +3,9 @@ import { runSimulateCommand, SIMULATE_USAGE } from "../simulator/command.js";
 import { daemonCommand } from "./daemon.js";
 import { demoCommand } from "./demo.js";
 import { pushFailuresCommand, resumePushCommand, retryFailedCommand, setParentIdCommand } from "./outbox.js";
-import { migrateCommand, queryCommand, syncCommand } from "./pull.js";
+import { migrateCommand, syncCommand } from "./pull.js";
 import { pushCommand } from "./push.js";
+import { queryCommand } from "./query.js";
 import { statusCommand } from "./status.js";
 import type { Command } from "./types.js";
 

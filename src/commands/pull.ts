@@ -1,10 +1,8 @@
-/** Commands of the pull side: sync, migrate, query. */
+/** Commands of the pull side: sync, migrate (query is in query.ts). */
 import { databaseTarget } from "../config/index.js";
 import { openStore } from "../store/open.js";
-import { QueryReadOnlyError } from "../store/port.js";
 import { runSyncCommand } from "./sync.js";
-import { formatTable } from "./table.js";
-import { type Command, intFlag, UsageError } from "./types.js";
+import { type Command, intFlag } from "./types.js";
 
 export const syncCommand: Command = {
   name: "sync",
@@ -57,41 +55,5 @@ Options:
       await store.close();
     }
     return 0;
-  },
-};
-
-export const queryCommand: Command = {
-  name: "query",
-  summary: "run a read-only SQL query against the database and print the rows",
-  help: `Usage: tas-sync query "SQL" [--db PATH|URL] [--json]
-
-Opens the database read-only and prints the result as a table (or JSON lines with --json).
-Example: tas-sync query "SELECT platform, count(*) FROM plans WHERE deleted_at IS NULL GROUP BY 1"
-
-Options:
-  --db PATH|URL       database (default: the config's "database")
-  --json              one JSON object per row`,
-  options: { db: { type: "string" }, json: { type: "boolean" } },
-  positionals: 1,
-  run: async (ctx) => {
-    const sql = ctx.positionals[0];
-    if (!sql) throw new UsageError('missing the SQL text, e.g. tas-sync query "SELECT * FROM sync_runs"');
-    const target = typeof ctx.flags.db === "string" ? databaseTarget(ctx.flags.db) : ctx.config().database;
-    const store = await openStore(target, { readonly: true });
-    try {
-      const cursor = await store.sql.query(sql);
-      const rows: Record<string, unknown>[] = [];
-      for await (const values of cursor.rows)
-        rows.push(Object.fromEntries(cursor.columns.map((c, i) => [c, values[i]])));
-      if (ctx.flags.json) for (const r of rows) ctx.out(JSON.stringify(r));
-      else ctx.out(formatTable(rows));
-      return 0;
-    } catch (err) {
-      if (err instanceof QueryReadOnlyError) throw new UsageError(err.message);
-      if (err instanceof UsageError) throw err;
-      throw new UsageError(`query failed: ${(err as Error).message}`);
-    } finally {
-      await store.close();
-    }
   },
 };

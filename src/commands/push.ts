@@ -2,11 +2,12 @@
 import { randomUUID } from "node:crypto";
 import { keysToRequeue, type LoadedSeed, loadSeed, recordSeed } from "../push/submit.js";
 import { waitForBatch } from "../push/wait.js";
-import { formatProblem } from "../seed/index.js";
+import { formatProblem, formatWarning } from "../seed/index.js";
 import type { StatusCounts } from "../store/port-outbox.js";
+import { escapeControls } from "../text/escape.js";
 import { Progress } from "./progress.js";
 import { type PushEnv, withPushQueue } from "./push-env.js";
-import type { Command, CommandContext } from "./types.js";
+import { type Command, type CommandContext, UsageError } from "./types.js";
 
 const MAX_LISTED = 50;
 const RECONCILE_MS = 15_000;
@@ -14,11 +15,13 @@ const RECONCILE_MS = 15_000;
 export const pushCommand: Command = {
   name: "push",
   summary: "create the scenarios of a seed file, exactly once each, through the queue",
-  help: `Usage: tas-sync push FILE [--wait] [--dry-run] [--skip-invalid] [--config PATH]
+  help: `Usage: tas-sync push FILE [--wait] [--dry-run] [--skip-invalid] [--strict] [--allow-empty] [--config PATH]
 
 FILE is NDJSON (.ndjson/.jsonl), a JSON array (.json) or CSV with a header row (.csv); one
 create-scenario request per row (see README "Seed file format"). The whole file is validated
-first; every bad row is reported as FILE:LINE: field: reason.
+first; every bad row is reported on stderr as FILE:LINE: field: reason. A field the reader
+does not know is ignored, with one warning per name on stderr
+(FILE:LINE: warning: descripton: unknown field (did you mean "description"?), ignored).
 
 Rows are recorded in the SQLite outbox (scenario_requests) and one BullMQ job is queued per
 row; children are queued once their parent is created. Running the same file again creates
@@ -30,34 +33,57 @@ Options:
   --dry-run        validate and print what would be created; needs no Redis, writes nothing
   --skip-invalid   queue the valid rows anyway; invalid rows (and rows whose parent is
                    invalid) are recorded in seed_rejections with their reasons
+  --strict         unknown fields are problems, not warnings
+  --allow-empty    a file without rows is not an error: say so and exit 0
 
 Outcomes of a row: created (the service answered with the new scenario), exists (an earlier
 attempt's answer was lost and the service already has it: not created twice), failed (with
 a reason code; see tas-sync push-failures).
 
 Exit codes: 0 done (with --wait: every row created or exists); 1 some rows failed or the push
-was paused; 2 invalid file (nothing queued) or bad usage/config.`,
-  options: { wait: { type: "boolean" }, "dry-run": { type: "boolean" }, "skip-invalid": { type: "boolean" } },
+was paused; 2 invalid or empty file (nothing queued) or bad usage/config.`,
+  options: {
+    wait: { type: "boolean" },
+    "dry-run": { type: "boolean" },
+    "skip-invalid": { type: "boolean" },
+    strict: { type: "boolean" },
+    "allow-empty": { type: "boolean" },
+  },
   positionals: 1,
   run: runPush,
 };
 
+/** Text from the file or the command line, shown without its control characters. */
+const safe = (s: string) => escapeControls(s, { replacement: true });
+
+/** Problems and warnings of the file go to stderr: stdout carries only what was done. */
+const err = (line: string) => {
+  process.stderr.write(`${line}\n`);
+};
+
 async function runPush(ctx: CommandContext): Promise<number> {
   const file = ctx.positionals[0];
-  if (!file) {
-    ctx.out("tas-sync push: missing FILE (try examples/scenarios.ndjson)");
-    return 2;
-  }
+  if (!file) throw new UsageError("missing FILE (try examples/scenarios.ndjson)");
   const cfg = ctx.config();
-  const seed = await loadSeed(cfg, file);
-  reportProblems(ctx, file, seed);
-  if (seed.problems.length && !ctx.flags["skip-invalid"] && !ctx.flags["dry-run"]) {
-    ctx.out(
-      `${seed.problems.length} problem(s) in ${file}: nothing queued (fix them, or use --skip-invalid)`,
-    );
+  const seed = await loadSeed(cfg, file, { strict: ctx.flags.strict === true });
+  listed(seed.parsed.warnings, (w) => formatWarning(file, w), "warning(s)");
+  const { problems } = seed;
+  listed(problems, (p) => formatProblem(file, p), "problem(s)");
+
+  const shown = safe(file);
+  if (seed.parsed.total === 0 && problems.length === 0) {
+    if (ctx.flags["allow-empty"]) {
+      ctx.out(`${shown} has no rows: nothing to do`);
+      return 0;
+    }
+    err(`tas-sync push: ${shown} has no rows: nothing queued (use --allow-empty if that is expected)`);
     return 2;
   }
-  if (ctx.flags["dry-run"]) return dryRun(ctx, seed);
+  if (problems.length && !ctx.flags["skip-invalid"] && !ctx.flags["dry-run"]) {
+    err(`${problems.length} problem(s) in ${shown}: nothing queued (fix them, or use --skip-invalid)`);
+    return 2;
+  }
+  if (ctx.flags["dry-run"]) return dryRun(ctx, seed, problems.length);
 
   return withPushQueue(cfg, ctx.logger, (env) => submit(ctx, env, seed));
 }
@@ -114,29 +140,28 @@ async function submit(ctx: CommandContext, { store, queue }: PushEnv, seed: Load
   return result.counts.failed + result.counts.blocked + s.failed > 0 ? 1 : 0;
 }
 
-function reportProblems(ctx: CommandContext, file: string, seed: LoadedSeed): void {
-  for (const p of seed.problems.slice(0, MAX_LISTED)) ctx.out(formatProblem(file, p));
-  if (seed.problems.length > MAX_LISTED)
-    ctx.out(`... and ${seed.problems.length - MAX_LISTED} more problem(s)`);
+/** The first MAX_LISTED lines on stderr, then a count of the rest. */
+function listed<T>(items: T[], line: (item: T) => string, what: string): void {
+  for (const item of items.slice(0, MAX_LISTED)) err(line(item));
+  if (items.length > MAX_LISTED) err(`... and ${items.length - MAX_LISTED} more ${what}`);
 }
 
-function dryRun(ctx: CommandContext, seed: LoadedSeed): number {
+function dryRun(ctx: CommandContext, seed: LoadedSeed, problems: number): number {
   const perProject = new Map<string, number>();
   for (const row of seed.valid) {
     const k = `company ${row.companyId} project ${row.projectId}`;
     perProject.set(k, (perProject.get(k) ?? 0) + 1);
   }
   for (const row of seed.valid.slice(0, 20)) {
+    const child = row.parentKey ? `, child of ${safe(row.parentKey)}` : "";
     ctx.out(
-      `would create ${JSON.stringify(row.scenarioName)} in project ${row.projectId} (key ${row.key}${row.parentKey ? `, child of ${row.parentKey}` : ""})`,
+      `would create ${safe(JSON.stringify(row.scenarioName))} in project ${row.projectId} (key ${safe(row.key)}${child})`,
     );
   }
   if (seed.valid.length > 20) ctx.out(`... and ${seed.valid.length - 20} more`);
   for (const [k, n] of perProject) ctx.out(`${k}: ${n} scenario(s)`);
-  ctx.out(
-    `dry run: ${seed.valid.length} valid row(s), ${seed.problems.length} problem(s); nothing recorded or queued`,
-  );
-  return seed.problems.length ? 2 : 0;
+  ctx.out(`dry run: ${seed.valid.length} valid row(s), ${problems} problem(s); nothing recorded or queued`);
+  return problems ? 2 : 0;
 }
 
 export function printSummary(

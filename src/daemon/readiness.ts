@@ -40,7 +40,10 @@ export function readinessProbe(deps: ReadinessDeps): () => Promise<Readiness> {
     const checks: Record<string, ReadinessCheck> = {};
     checks.redis = deps.redis.up
       ? await probe(deps.pingRedis)
-      : { ok: false, detail: `unreachable for ${Math.round((now() - (deps.redis.downSince ?? now())) / 1000)} s: ${deps.redis.lastError}` };
+      : {
+          ok: false,
+          detail: `unreachable for ${Math.round((now() - (deps.redis.downSince ?? now())) / 1000)} s: ${deps.redis.lastError}`,
+        };
     checks.database = await probe(() => deps.store.ping());
     for (const q of deps.queues) {
       if (!q.worker) continue;

@@ -7,7 +7,14 @@ import type { Logger } from "../log.js";
 type Outcome = "created" | "exists" | "failed" | "retry" | "blocked" | "skipped";
 
 export class PushProgressLog {
-  readonly #counts: Record<Outcome, number> = { created: 0, exists: 0, failed: 0, retry: 0, blocked: 0, skipped: 0 };
+  readonly #counts: Record<Outcome, number> = {
+    created: 0,
+    exists: 0,
+    failed: 0,
+    retry: 0,
+    blocked: 0,
+    skipped: 0,
+  };
   #sinceLine = 0;
   #lastLine: number;
   #lastTotal = 0;

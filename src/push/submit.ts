@@ -12,10 +12,20 @@ export interface LoadedSeed {
   problems: SeedProblem[];
 }
 
-/** Read and validate the whole file; rows of companies not in the config are problems too. */
-export async function loadSeed(cfg: Config, file: string): Promise<LoadedSeed> {
+/**
+ * Read and validate the whole file; rows of companies not in the config are problems too.
+ * `strict`: unknown fields are problems of their rows, not warnings.
+ */
+export async function loadSeed(
+  cfg: Config,
+  file: string,
+  opts: { strict?: boolean } = {},
+): Promise<LoadedSeed> {
   const only = cfg.companies.length === 1 ? cfg.companies[0]?.id : undefined;
-  const parsed = await readSeedFile(file, only === undefined ? {} : { defaultCompanyId: only });
+  const parsed = await readSeedFile(file, {
+    ...(only === undefined ? {} : { defaultCompanyId: only }),
+    ...(opts.strict ? { strict: true } : {}),
+  });
   const configured = new Set(cfg.companies.map((c) => c.id));
   const problems = [...parsed.invalid];
   const badKeys = new Set<string>();

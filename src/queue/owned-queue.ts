@@ -3,13 +3,13 @@
  * close connections it was given, so this owns them and closes all four, in order, without
  * hanging when Redis is away.
  */
-import { Queue, Worker, type WorkerOptions } from "bullmq";
+import { type Processor as BullProcessor, Queue, Worker, type WorkerOptions } from "bullmq";
 import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
 import { createRedis } from "./connection.js";
 import type { RedisWatch } from "./redis-watch.js";
 
-type Processor = NonNullable<ConstructorParameters<typeof Worker>[1]>;
+type Processor = BullProcessor;
 
 /** How a worker is doing, for readiness: jobs running, and when it last took one. */
 export interface Consumption {
@@ -106,7 +106,13 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
     timer = setTimeout(() => resolve(false), ms);
   });
   try {
-    return await Promise.race([promise.then(() => true, () => true), late]);
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }

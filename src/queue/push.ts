@@ -10,8 +10,8 @@ import type { Clients } from "../runtime.js";
 import type { OutboxStore } from "../store/port-outbox.js";
 import type { Telemetry } from "../telemetry.js";
 import { OwnedQueue } from "./owned-queue.js";
-import type { RedisWatch } from "./redis-watch.js";
 import { SharedRateLimiter } from "./rate-limit.js";
+import type { RedisWatch } from "./redis-watch.js";
 
 export const PUSH_QUEUE = "push";
 const ENQUEUE_CHUNK = 1000;

@@ -77,7 +77,10 @@ export class RedisWatch {
     if (this.#since === null || t - this.#lastLine < REMIND_MS) return;
     this.#lastLine = t;
     const seconds = ((t - this.#since) / 1000).toFixed(0);
-    this.logger.error({ redis: this.where, err: this.#lastError }, `redis still unreachable after ${seconds} s`);
+    this.logger.error(
+      { redis: this.where, err: this.#lastError },
+      `redis still unreachable after ${seconds} s`,
+    );
   }
 
   #back(redis: Redis): void {

@@ -42,7 +42,7 @@ export function readCsv(decoded: DecodedText): ReadRecords {
       records.push(toRecord(row.line, names, row.cells));
     }
   }
-  return { records, fileProblem: null };
+  return { records, header: { names, line: header.line }, fileProblem: null };
 }
 
 function toRecord(line: number, names: string[], cells: string[]): RawRecord {

@@ -1,5 +1,8 @@
 /** Names of the row fields, and how to name a value's type in a problem. */
 
+/** Fields that steer the push and are not sent: the idempotency key, the company, the parent row. */
+export const STEERING_FIELDS = ["key", "company_id", "parent_key"] as const;
+
 /** Neutral names (seed section 4.1) accepted for the wire names. */
 export const ALIASES = [
   ["test_management_enabled", "testrail_enabled"],

@@ -1,6 +1,14 @@
 /** The seed-file reader and validator for `tas-sync push FILE`. */
 export { SeedFormatError } from "./errors.js";
-export { formatFromPath, formatProblem } from "./format.js";
+export { formatFromPath, formatProblem, formatWarning } from "./format.js";
 export { parseSeed } from "./parse.js";
 export { readSeedFile } from "./read.js";
-export type { SeedFormat, SeedOptions, SeedParseResult, SeedProblem, SeedRow } from "./types.js";
+export type {
+  SeedFormat,
+  SeedOptions,
+  SeedParseResult,
+  SeedProblem,
+  SeedRow,
+  SeedWarning,
+} from "./types.js";
+export { editDistance, KNOWN_FIELDS, suggestField } from "./unknown.js";

@@ -5,6 +5,8 @@ import { scanJsonArray } from "./json-scan.js";
 import type { RawRecord, ReadRecords } from "./types.js";
 
 export function readJsonArray(decoded: DecodedText): ReadRecords {
+  const notArray = notAnArray(decoded.text);
+  if (notArray !== null) return { records: [], fileProblem: { field: null, ...notArray } };
   const scan = scanJsonArray(decoded.text);
   if (!("elements" in scan)) {
     return {
@@ -44,6 +46,39 @@ export function readJsonArray(decoded: DecodedText): ReadRecords {
     }
   }
   return { records, fileProblem: null };
+}
+
+const KINDS: Record<string, string> = {
+  "{": "an object",
+  '"': "a string",
+  t: "a boolean",
+  f: "a boolean",
+  n: "null",
+};
+
+/**
+ * "expected a JSON array, got an object" for a file holding one valid JSON value that is not an
+ * array; null otherwise (an array, or text that is not JSON: the scanner says where it breaks).
+ * An object first is named even when more follows: that is NDJSON in a .json file.
+ */
+function notAnArray(text: string): { line: number; reason: string } | null {
+  const match = /\S/.exec(text);
+  const first = match?.[0];
+  if (match === null || first === undefined || first === "[") return null;
+  const line = text.slice(0, match.index).split("\n").length;
+  if (first === "{") {
+    const reason =
+      "expected a JSON array, got an object (one object per line is NDJSON: name the file .ndjson)";
+    return { line, reason };
+  }
+  const kind = KINDS[first] ?? (/[-0-9]/.test(first) ? "a number" : null);
+  if (kind === null) return null;
+  try {
+    JSON.parse(text);
+  } catch {
+    return null;
+  }
+  return { line, reason: `expected a JSON array, got ${kind}` };
 }
 
 /** Line of a JSON.parse error inside a slice, when the engine's message gives a position. */

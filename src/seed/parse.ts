@@ -4,7 +4,16 @@ import { resolveRows } from "./graph.js";
 import { readJsonArray } from "./json-array.js";
 import { readNdjson } from "./ndjson.js";
 import { toCandidate } from "./row.js";
-import type { ReadRecords, SeedFormat, SeedOptions, SeedParseResult, SeedProblem, SeedRow } from "./types.js";
+import type {
+  ReadRecords,
+  SeedFormat,
+  SeedOptions,
+  SeedParseResult,
+  SeedProblem,
+  SeedRow,
+  SeedWarning,
+} from "./types.js";
+import { unknownColumns, unknownFields } from "./unknown.js";
 
 const readers: Record<SeedFormat, (d: DecodedText) => ReadRecords> = {
   ndjson: readNdjson,
@@ -17,10 +26,19 @@ const readers: Record<SeedFormat, (d: DecodedText) => ReadRecords> = {
  * is queued by the caller unless `invalid` is empty (or it was told to skip invalid rows).
  */
 export function parseSeed(bytes: Uint8Array, format: SeedFormat, opts: SeedOptions): SeedParseResult {
-  const { records, fileProblem } = readers[format](decodeSeed(bytes));
+  const { records, header, fileProblem } = readers[format](decodeSeed(bytes));
   if (fileProblem !== null) {
-    return { format, total: 0, valid: [], invalid: [{ ...fileProblem, key: null }] };
+    return { format, total: 0, valid: [], invalid: [{ ...fileProblem, key: null }], warnings: [] };
   }
+  let warnings: SeedWarning[];
+  if (header !== undefined) {
+    warnings = unknownColumns(header.names, header.line);
+    // A strict CSV with an unknown column: the header is wrong, so is every row under it.
+    if (opts.strict && warnings.length > 0) {
+      const invalid = warnings.map(({ line, field, reason }) => ({ line, key: null, field, reason }));
+      return { format, total: records.length, valid: [], invalid, warnings: [] };
+    }
+  } else warnings = unknownFields(records, opts.strict === true);
   const rows = records.map((r) => toCandidate(r, opts));
   const order = resolveRows(rows);
 
@@ -43,5 +61,5 @@ export function parseSeed(bytes: Uint8Array, format: SeedFormat, opts: SeedOptio
   const invalid: SeedProblem[] = rows.flatMap((r) =>
     r.problems.map((p) => ({ line: r.line, key: r.key, field: p.field, reason: p.reason })),
   );
-  return { format, total: records.length, valid, invalid };
+  return { format, total: records.length, valid, invalid, warnings };
 }

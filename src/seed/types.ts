@@ -25,6 +25,19 @@ export interface SeedProblem {
   reason: string;
 }
 
+/**
+ * Something the reader ignored that may be a mistake: an unknown field or column, reported once
+ * per name (not per row), e.g. `descripton: unknown field (did you mean "description"?)`.
+ */
+export interface SeedWarning {
+  /** The first line that has it (1, the header row, for a CSV column). */
+  line: number;
+  field: string;
+  reason: string;
+  /** Rows that have it (0 for a CSV column: every row has it). */
+  rows: number;
+}
+
 export interface SeedParseResult {
   format: SeedFormat;
   /** Rows read (blank lines excluded); 0 when the file as a whole is unreadable. */
@@ -33,11 +46,15 @@ export interface SeedParseResult {
   valid: SeedRow[];
   /** Sorted by line; a row may have several. */
   invalid: SeedProblem[];
+  /** Unknown fields, once each (empty with `strict`: they are problems then). */
+  warnings: SeedWarning[];
 }
 
 export interface SeedOptions {
   /** Set when the config has exactly one company: rows may then omit company_id. */
   defaultCompanyId?: number;
+  /** Unknown fields are problems of their rows (CSV: of the header row) instead of warnings. */
+  strict?: boolean;
 }
 
 /** A problem before the row's line and key are attached. */
@@ -57,5 +74,7 @@ export interface RawRecord {
 /** A format reader's output: records, or one problem that makes the whole file unreadable. */
 export interface ReadRecords {
   records: RawRecord[];
+  /** CSV: the header's column names and line (unknown columns are checked once, there). */
+  header?: { names: string[]; line: number };
   fileProblem: (FieldProblem & { line: number }) | null;
 }

@@ -35,14 +35,22 @@ export interface QueryCursor {
 }
 
 export interface SqlReader {
-  /** Runs `sql` in a read-only context; refuses a statement that writes (QueryReadOnlyError). */
+  /**
+   * Runs one statement in a read-only context. Throws QueryReadOnlyError for a statement that
+   * writes and QueryError (a one-line message for people) for any other problem with the SQL.
+   */
   query(sql: string): Promise<QueryCursor>;
   /** The applied migrations, for `migrate`. */
   migrationCount(): Promise<number>;
 }
 
+/** The SQL given to `query` cannot run: the message says why, in one line, for people. */
+export class QueryError extends Error {
+  override name = "QueryError";
+}
+
 /** A statement that would write, given to `query`. */
-export class QueryReadOnlyError extends Error {
+export class QueryReadOnlyError extends QueryError {
   override name = "QueryReadOnlyError";
 }
 

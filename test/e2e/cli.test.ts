@@ -61,7 +61,7 @@ describe.concurrent("tas-sync help and usage", () => {
   it.for([
     ["sync", ["--company ID", "Exit codes"]],
     ["migrate", ["--db PATH"]],
-    ["query", ["--json", "--db PATH"]],
+    ["query", ["--format table|csv|json|ndjson", "--json", "--db PATH", "--max-width N", "Exit codes"]],
   ] as const)("prints the help of %s", async ([name, mentions], { expect }) => {
     const r = await cli([name, "--help"]);
     expect(r.code).toBe(0);

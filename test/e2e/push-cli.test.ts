@@ -90,6 +90,7 @@ function query<T = Record<string, unknown>>(db: string, sql: string): T[] {
 }
 
 const lines = (text: string) => text.split("\n").filter((l) => l !== "");
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
 beforeAll(async () => {
   await ensureBuilt();
@@ -113,13 +114,22 @@ describe.concurrent("tas-sync push without the service", () => {
     const r = await cli(["push", "--help"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(
-      "Usage: tas-sync push FILE [--wait] [--dry-run] [--skip-invalid] [--config PATH]",
+      "Usage: tas-sync push FILE [--wait] [--dry-run] [--skip-invalid] [--strict] [--allow-empty] [--config PATH]",
     );
-    for (const m of ["--wait", "--dry-run", "--skip-invalid", "FILE:LINE: field: reason", "Exit codes"])
+    for (const m of [
+      "--wait",
+      "--dry-run",
+      "--skip-invalid",
+      "--strict",
+      "--allow-empty",
+      "FILE:LINE: field: reason",
+      "did you mean",
+      "Exit codes",
+    ])
       expect(r.stdout).toContain(m);
   });
 
-  it("refuses an invalid file with exit 2, one FILE:LINE: field: reason line each, queueing nothing", async ({
+  it("refuses an invalid file with exit 2, one FILE:LINE: field: reason line each on stderr, queueing nothing", async ({
     expect,
   }) => {
     const s = setup("invalid");
@@ -132,7 +142,8 @@ describe.concurrent("tas-sync push without the service", () => {
     ]);
     const r = await cli(["push", file, "--wait", "--config", s.config]);
     expect(r.code).toBe(2);
-    const out = lines(r.stdout);
+    expect(r.stdout).toBe("");
+    const out = lines(r.stderr);
     expect(out.slice(0, 4)).toEqual([
       `${file}:2: source_file: missing required field`,
       `${file}:3: parent_key: unknown parent_key "nope"`,
@@ -174,6 +185,103 @@ describe.concurrent("tas-sync push without the service", () => {
     expect(lines(r.stderr)).toEqual([`tas-sync push: seed file not found: ${path}`]);
   });
 
+  it.for([
+    ["empty.ndjson", ""],
+    ["blank.ndjson", "\n\n"],
+    ["empty.json", "[]"],
+    ["header-only.csv", "company_id,project_id,scenario_name,source_file\n"],
+  ] as const)(
+    "refuses %s, a file without rows, unless --allow-empty",
+    async ([name, content], { expect }) => {
+      const s = setup(`empty-${name}`, { redisUrl: deadRedis });
+      const file = join(dir, name);
+      writeFileSync(file, content);
+      const refused = await cli(["push", file, "--config", s.config]);
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe("");
+      expect(lines(refused.stderr)).toEqual([
+        `tas-sync push: ${file} has no rows: nothing queued (use --allow-empty if that is expected)`,
+      ]);
+      const allowed = await cli(["push", file, "--allow-empty", "--config", s.config]);
+      expect(allowed.code).toBe(0);
+      expect(allowed.stderr).toBe("");
+      expect(lines(allowed.stdout)).toEqual([`${file} has no rows: nothing to do`]);
+    },
+  );
+
+  it("says a .json file holding an object is not an array", async ({ expect }) => {
+    const s = setup("json-object", { redisUrl: deadRedis });
+    const file = join(dir, "object.json");
+    writeFileSync(file, JSON.stringify(row("obj", "one"), null, 2));
+    const r = await cli(["push", file, "--config", s.config]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    const err = lines(r.stderr);
+    expect(err[0]).toMatch(new RegExp(`^${escapeRe(file)}:1: expected a JSON array, got an object \\(`));
+    expect(err[1]).toBe(`1 problem(s) in ${file}: nothing queued (fix them, or use --skip-invalid)`);
+  });
+
+  it("warns once per unknown field with a did-you-mean, and refuses the file with --strict", async ({
+    expect,
+  }) => {
+    const s = setup("unknown-field", { redisUrl: deadRedis });
+    const file = s.seed([
+      row("uf", "one", { descripton: "typo", owner: "ayse" }),
+      row("uf", "two", { descripton: "typo" }),
+    ]);
+    const warned = await cli(["push", file, "--dry-run", "--config", s.config]);
+    expect(warned.code).toBe(0);
+    expect(lines(warned.stderr)).toEqual([
+      `${file}:1: warning: descripton: unknown field (did you mean "description"?), ignored; in 2 rows`,
+      `${file}:1: warning: owner: unknown field, ignored`,
+    ]);
+    expect(lines(warned.stdout).at(-1)).toBe(
+      "dry run: 2 valid row(s), 0 problem(s); nothing recorded or queued",
+    );
+
+    const strict = await cli(["push", file, "--strict", "--config", s.config]);
+    expect(strict.code).toBe(2);
+    expect(strict.stdout).toBe("");
+    // --strict: each row with an unknown field is a problem of its own (so --skip-invalid works per row).
+    expect(lines(strict.stderr)).toEqual([
+      `${file}:1: descripton: unknown field (did you mean "description"?)`,
+      `${file}:1: owner: unknown field`,
+      `${file}:2: descripton: unknown field (did you mean "description"?)`,
+      `3 problem(s) in ${file}: nothing queued (fix them, or use --skip-invalid)`,
+    ]);
+  });
+
+  it("shows NUL, ESC, C1 and bytes that are not UTF-8 escaped in problem lines, never raw", async ({
+    expect,
+  }) => {
+    const s = setup("escapes", { redisUrl: deadRedis });
+    const file = join(dir, "escapes.ndjson");
+    const text = [
+      JSON.stringify(row("esc", "one", { "own\u0000er": 1, "x\u001b[2J": 2 })),
+      JSON.stringify(row("esc", "two", { parent_key: "p\u009b[31m" })),
+    ].join("\n");
+    writeFileSync(
+      file,
+      Buffer.concat([
+        Buffer.from(`${text}\n{"scenario_name": "`),
+        Buffer.from([0xff, 0x1b]),
+        Buffer.from('"}\n'),
+      ]),
+    );
+    const r = await cli(["push", file, "--config", s.config]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(lines(r.stderr)).toEqual([
+      `${file}:1: warning: own\\x00er: unknown field, ignored`,
+      `${file}:1: warning: x\\x1b[2J: unknown field, ignored`,
+      `${file}:2: parent_key: unknown parent_key "p\\x9b[31m"`,
+      `${file}:3: unreadable encoding: not valid UTF-8`,
+      `2 problem(s) in ${file}: nothing queued (fix them, or use --skip-invalid)`,
+    ]);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for them
+    expect(r.stderr.replaceAll("\n", "")).not.toMatch(/[\x00-\x1f\x7f-\x9f\ufffd]/);
+  });
+
   it("exits 1 with one line naming the Redis URL when Redis is unreachable", async ({ expect }) => {
     const s = setup("no-redis", { redisUrl: deadRedis });
     const file = s.seed([row("nr", "one")]);
@@ -212,9 +320,9 @@ describe("tas-sync push against the simulator", () => {
     ]);
     const r = await cli(["push", file, "--wait", "--skip-invalid", "--config", s.config]);
     expect(r.code).toBe(0);
-    const out = lines(r.stdout);
-    expect(out[0]).toBe(`${file}:3: scenario_name: must not be empty`);
-    expect(out).toContain("created 2, already existed 0, failed 0");
+    expect(lines(r.stderr)).toContain(`${file}:3: scenario_name: must not be empty`);
+    expect(lines(r.stdout)).not.toContain(`${file}:3: scenario_name: must not be empty`);
+    expect(lines(r.stdout)).toContain("created 2, already existed 0, failed 0");
     expect(
       query(s.db, "SELECT key, status FROM scenario_requests ORDER BY key").map((x) => Object.values(x)),
     ).toEqual([

@@ -202,8 +202,8 @@ describe("parseSeed csv", () => {
   });
 
   it("reads an empty file, or a header alone, as no rows", () => {
-    expect(csv("")).toEqual({ format: "csv", total: 0, valid: [], invalid: [] });
-    expect(csv(`${HEADER}\n`)).toEqual({ format: "csv", total: 0, valid: [], invalid: [] });
+    expect(csv("")).toEqual({ format: "csv", total: 0, valid: [], invalid: [], warnings: [] });
+    expect(csv(`${HEADER}\n`)).toEqual({ format: "csv", total: 0, valid: [], invalid: [], warnings: [] });
   });
 
   it("strips a byte order mark before the first column name", () => {

@@ -30,7 +30,7 @@ describe("formatProblem", () => {
     ],
     [
       { line: 1, key: null, field: null, reason: 'not valid JSON: Unexpected token\n"x"' },
-      'scenarios.csv:1: not valid JSON: Unexpected token "x"',
+      'scenarios.csv:1: not valid JSON: Unexpected token\\n"x"',
     ],
   ])("prints %o on one line", (problem, expected) => {
     expect(formatProblem("scenarios.csv", problem)).toBe(expected);

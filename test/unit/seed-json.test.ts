@@ -29,8 +29,8 @@ describe("parseSeed json", () => {
 
   it("reads a one-line array and an empty array", () => {
     expect(json(`[${row("A")},${row("B")}]`).valid.map((v) => v.line)).toEqual([1, 1]);
-    expect(json(" [ ] ")).toEqual({ format: "json", total: 0, valid: [], invalid: [] });
-    expect(json("")).toEqual({ format: "json", total: 0, valid: [], invalid: [] });
+    expect(json(" [ ] ")).toEqual({ format: "json", total: 0, valid: [], invalid: [], warnings: [] });
+    expect(json("")).toEqual({ format: "json", total: 0, valid: [], invalid: [], warnings: [] });
   });
 
   it("reports rows that are not objects or have bad fields, on their own lines", () => {
@@ -55,7 +55,7 @@ describe("parseSeed json", () => {
     ],
     ["an unclosed array", `[\n${row("A")},\n${row("B")}\n`, 4],
     ["text after the array", `[${row("A")}]\n\nx`, 3],
-    ["an object instead of an array", row("A"), 1],
+    ["a word instead of an array", "nope", 1],
     ["a stray closing brace", `[\n${row("A")}\n}]`, 3],
   ])("reports %s as one problem for the file, near the error", (_, text, line) => {
     const r = json(text);

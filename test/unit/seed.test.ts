@@ -25,6 +25,7 @@ describe("parseSeed: one row", () => {
       format: "ndjson",
       total: 1,
       invalid: [],
+      warnings: [],
       valid: [
         {
           key: "52511/Login",

@@ -1,0 +1,95 @@
+/**
+ * Fields the reader does not know. They are ignored (a file may carry columns for people, such
+ * as "owner"), but a typo of a known field would silently drop its value: each unknown name is
+ * reported once, with the known field it is closest to. With `strict` they are problems.
+ */
+import { createScenarioBodySchema } from "../wire/schemas.js";
+import { ALIASES, STEERING_FIELDS } from "./fields.js";
+import type { RawRecord, SeedWarning } from "./types.js";
+
+/** Every field a row may have: the create body, the steering fields, the aliases. */
+export const KNOWN_FIELDS: readonly string[] = [
+  ...STEERING_FIELDS,
+  ...Object.keys(createScenarioBodySchema.shape),
+  ...ALIASES.map(([alias]) => alias),
+];
+const KNOWN = new Set(KNOWN_FIELDS);
+
+/** Optimal string alignment distance: Levenshtein plus the swap of two neighbours ("kye"). */
+export function editDistance(a: string, b: string): number {
+  let before = new Array<number>(b.length + 1).fill(0);
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d = Math.min(d, before[j - 2]! + 1);
+      cur.push(d);
+    }
+    before = prev;
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+const squash = (s: string) => s.toLowerCase().replace(/[\s_.-]+/g, "");
+
+/** The known field a name most likely means ("descripton" -> "description"), or null. */
+export function suggestField(name: string): string | null {
+  const lower = name.toLowerCase();
+  // Case, spaces and separators aside the same name: "Scenario Name", "scenarioName".
+  const same = KNOWN_FIELDS.find((k) => squash(k) === squash(name));
+  if (same !== undefined) return same;
+  const limit = lower.length <= 4 ? 1 : 2;
+  let best: string | null = null;
+  let bestDistance = limit + 1;
+  for (const known of KNOWN_FIELDS) {
+    if (Math.abs(known.length - lower.length) > limit) continue;
+    const d = editDistance(lower, known);
+    if (d < bestDistance) {
+      best = known;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+export function isKnownField(name: string): boolean {
+  return KNOWN.has(name);
+}
+
+function describe(kind: "field" | "column", name: string): string {
+  const suggestion = suggestField(name);
+  return `unknown ${kind}${suggestion === null ? "" : ` (did you mean "${suggestion}"?)`}`;
+}
+
+/** Unknown CSV header columns, as warnings or (strict) as problems of the header row. */
+export function unknownColumns(names: readonly string[], line: number): SeedWarning[] {
+  return names
+    .filter((n) => n !== "" && !KNOWN.has(n))
+    .map((field) => ({ line, field, reason: describe("column", field), rows: 0 }));
+}
+
+/**
+ * Unknown fields of JSON records: one warning per name (its first line, how many rows have it).
+ * With `strict`, each record's unknown fields are added to its problems instead.
+ */
+export function unknownFields(records: RawRecord[], strict: boolean): SeedWarning[] {
+  const seen = new Map<string, SeedWarning>();
+  for (const record of records) {
+    if (record.fields === null) continue;
+    for (const field in record.fields) {
+      if (KNOWN.has(field)) continue;
+      let warning = seen.get(field);
+      if (warning === undefined) {
+        warning = { line: record.line, field, reason: describe("field", field), rows: 0 };
+        seen.set(field, warning);
+      }
+      warning.rows++;
+      if (strict) record.problems.push({ field, reason: warning.reason });
+    }
+  }
+  return strict ? [] : [...seen.values()];
+}
