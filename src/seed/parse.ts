@@ -3,14 +3,24 @@ import { type DecodedText, decodeSeed } from "./decode.js";
 import { resolveRows } from "./graph.js";
 import { readJsonArray } from "./json-array.js";
 import { readNdjson } from "./ndjson.js";
-import { toCandidate } from "./row.js";
-import type { ReadRecords, SeedFormat, SeedOptions, SeedParseResult, SeedProblem, SeedRow } from "./types.js";
+import { type Candidate, toCandidate } from "./row.js";
+import type { RawRecord, ReadRecords, SeedFormat, SeedOptions, SeedParseResult, SeedProblem, SeedRow } from "./types.js";
 
 const readers: Record<SeedFormat, (d: DecodedText) => ReadRecords> = {
   ndjson: readNdjson,
   json: readJsonArray,
   csv: readCsv,
 };
+
+/** One record's candidate row; should a check ever throw, that row alone is reported, not the file. */
+function candidate(record: RawRecord, opts: SeedOptions): Candidate {
+  try {
+    return toCandidate(record, opts);
+  } catch (err) {
+    const reason = `could not read the row: ${err instanceof Error ? err.message : String(err)}`;
+    return toCandidate({ line: record.line, fields: null, problems: [{ field: null, reason }] }, opts);
+  }
+}
 
 /**
  * Reads and validates a whole seed file. Pure: bytes in, rows and problems out. Nothing
@@ -21,7 +31,7 @@ export function parseSeed(bytes: Uint8Array, format: SeedFormat, opts: SeedOptio
   if (fileProblem !== null) {
     return { format, total: 0, valid: [], invalid: [{ ...fileProblem, key: null }] };
   }
-  const rows = records.map((r) => toCandidate(r, opts));
+  const rows = records.map((r) => candidate(r, opts));
   const order = resolveRows(rows);
 
   const valid: SeedRow[] = order.map((i) => {

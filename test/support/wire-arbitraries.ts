@@ -39,9 +39,19 @@ export const weirdNumber = fc.oneof(
   fc.constantFrom(0, -0, -1, 0.5, 2 ** 53, 2 ** 53 + 2, -(2 ** 63), 1e21, 1e308, -1e308, 5e-324),
 );
 
+/** Objects whose own keys shadow Object.prototype, as JSON.parse makes them. */
+const prototypeKeys = fc.constantFrom(
+  '{"toString": 1}',
+  '{"valueOf": {}, "toString": null}',
+  '{"__proto__": {"id": 1, "polluted": true}}',
+  '{"constructor": {"prototype": {"x": 1}}}',
+  '{"hasOwnProperty": "no"}',
+).map((text) => JSON.parse(text) as unknown);
+
 /** Any JSON value, kept small. */
 export const garbage: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 3, depthSize: "small" }),
+  prototypeKeys,
   weirdString,
   weirdNumber,
   fc.constant(null),
