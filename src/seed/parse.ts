@@ -4,7 +4,15 @@ import { resolveRows } from "./graph.js";
 import { readJsonArray } from "./json-array.js";
 import { readNdjson } from "./ndjson.js";
 import { type Candidate, toCandidate } from "./row.js";
-import type { RawRecord, ReadRecords, SeedFormat, SeedOptions, SeedParseResult, SeedProblem, SeedRow } from "./types.js";
+import type {
+  RawRecord,
+  ReadRecords,
+  SeedFormat,
+  SeedOptions,
+  SeedParseResult,
+  SeedProblem,
+  SeedRow,
+} from "./types.js";
 
 const readers: Record<SeedFormat, (d: DecodedText) => ReadRecords> = {
   ndjson: readNdjson,

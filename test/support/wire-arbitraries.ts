@@ -40,13 +40,15 @@ export const weirdNumber = fc.oneof(
 );
 
 /** Objects whose own keys shadow Object.prototype, as JSON.parse makes them. */
-const prototypeKeys = fc.constantFrom(
-  '{"toString": 1}',
-  '{"valueOf": {}, "toString": null}',
-  '{"__proto__": {"id": 1, "polluted": true}}',
-  '{"constructor": {"prototype": {"x": 1}}}',
-  '{"hasOwnProperty": "no"}',
-).map((text) => JSON.parse(text) as unknown);
+const prototypeKeys = fc
+  .constantFrom(
+    '{"toString": 1}',
+    '{"valueOf": {}, "toString": null}',
+    '{"__proto__": {"id": 1, "polluted": true}}',
+    '{"constructor": {"prototype": {"x": 1}}}',
+    '{"hasOwnProperty": "no"}',
+  )
+  .map((text) => JSON.parse(text) as unknown);
 
 /** Any JSON value, kept small. */
 export const garbage: fc.Arbitrary<unknown> = fc.oneof(
