@@ -47,23 +47,19 @@ function rateLimited(ctx: RequestContext, retryAfterSeconds: number): void {
 }
 
 /**
- * Waits `ms` before the answer starts. A client that goes away ends the wait (no timer
- * outlives its request, and the simulator closes at once); false then: nobody to answer.
+ * Waits `ms` before the answer starts. A client that gives up meanwhile does not end the wait:
+ * as on a real server, the request is still processed (a create that timed out may still be
+ * stored). Only closing the simulator ends it; false then: nothing more to do.
  */
 async function hold(ctx: RequestContext, ms: number): Promise<boolean> {
-  const { res, state } = ctx;
-  if (res.destroyed) return false;
-  const gone = new AbortController();
-  const onClose = () => gone.abort();
-  res.once("close", onClose);
+  const { state } = ctx;
   state.stats.held++;
   try {
-    await sleep(ms, undefined, { signal: gone.signal });
+    await sleep(ms, undefined, { signal: state.closing.signal });
     return true;
   } catch {
     return false;
   } finally {
     state.stats.held--;
-    res.off("close", onClose);
   }
 }

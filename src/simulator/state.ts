@@ -43,6 +43,8 @@ export class SimulatorState {
   readonly tokens: TokenStore;
   readonly stats = new RequestStats();
   readonly dice: FaultDice;
+  /** Aborted when the server closes: ends fault delays, so no timer outlives the simulator. */
+  readonly closing = new AbortController();
   private currentFaults: FaultOptions;
   /** 429s still owed by the current rate-limit burst. */
   private burstLeft = 0;
