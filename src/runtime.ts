@@ -39,6 +39,7 @@ export function createClients(cfg: Config, logger: Logger): Clients {
           auth: tokenProviderFor(authFor(cfg, company(id)), http),
           companyId: id,
           maxAttempts: cfg.http.maxAttempts,
+          maxResponseBytes: cfg.http.maxResponseBytes,
           logger,
         });
         clients.set(id, client);

@@ -6,9 +6,15 @@ import type { Logger } from "../log.js";
 import { scenarioSchema, type WireScenario } from "../wire/schemas.js";
 import type { TokenProvider } from "./auth.js";
 import { parseBody } from "./body.js";
-import { type ApiError, ResponseFormatError, UnauthorizedError } from "./errors.js";
-import { type HttpTransport, transportError } from "./http.js";
-import { JsonArrayFormatError, JsonArraySplitter } from "./json-array.js";
+import { formatBytes } from "./bytes.js";
+import { type ApiError, ResponseFormatError, ResponseTooLargeError, UnauthorizedError } from "./errors.js";
+import { type HttpTransport, type Response, transportError } from "./http.js";
+import {
+  JsonArrayFormatError,
+  JsonArraySplitter,
+  JsonElementTooLargeError,
+  MAX_RECORD_BYTES,
+} from "./json-array.js";
 import { backoffMs, defaultSleep } from "./rate-limiter.js";
 
 export interface ClientDeps {
@@ -19,7 +25,11 @@ export interface ClientDeps {
   maxAttempts: number;
   logger: Logger;
   sleep?: (ms: number) => Promise<void>;
+  /** Largest plan-list body read before giving up (config http.maxResponseBytes); default 1 GiB. */
+  maxResponseBytes?: number;
 }
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 1024 ** 3;
 
 export interface PlanStreamHandlers {
   /** One plan's JSON, its UTF-8 bytes exactly as received. */
@@ -44,12 +54,15 @@ export class TasClient {
     return this.deps.companyId;
   }
 
-  /** GET /api/plans, streamed element by element. Returns the number of records. */
+  /**
+   * GET /api/plans, streamed element by element. Returns the number of records. A body past
+   * `maxResponseBytes`, or one plan past MAX_RECORD_BYTES, stops the read at once (not retried).
+   */
   async streamPlans(handlers: PlanStreamHandlers): Promise<number> {
     const { logger, maxAttempts } = this.deps;
     for (let attempt = 1; ; attempt++) {
       const splitter = new JsonArraySplitter();
-      let received = false;
+      const progress = { received: false };
       try {
         const res = await this.#authorized((token) =>
           this.deps.http.request({
@@ -60,39 +73,11 @@ export class TasClient {
             idempotent: true,
           }),
         );
-        // A failure of our own consumer (a full disk, say) is not the network's: it must
-        // leave here as it is, not as a retryable connection error.
-        let local: { err: unknown } | null = null;
-        const onRecord = (bytes: Buffer) => {
-          try {
-            handlers.onRecord(bytes);
-          } catch (err) {
-            local = { err };
-            throw err;
-          }
-        };
-        try {
-          for await (const chunk of res.body) {
-            received = true;
-            splitter.push(chunk as Buffer, onRecord);
-          }
-          splitter.end();
-        } catch (err) {
-          if (local) throw (local as { err: unknown }).err;
-          if (err instanceof JsonArrayFormatError) {
-            throw new ResponseFormatError({
-              operation: "listPlans",
-              status: res.statusCode,
-              code: "NOT_A_JSON_ARRAY",
-              detail: err.message,
-            });
-          }
-          throw transportError("listPlans", err);
-        }
+        await this.#readPlanList(res, splitter, handlers, progress);
         return splitter.count;
       } catch (err) {
         const e = err as ApiError;
-        if (!received || !e.retryable || attempt >= maxAttempts) throw e;
+        if (!progress.received || !e.retryable || attempt >= maxAttempts) throw e;
         // The body broke off midway: start the list again from scratch.
         handlers.onRestart();
         const wait = backoffMs(attempt);
@@ -102,6 +87,59 @@ export class TasClient {
         );
         await (this.deps.sleep ?? defaultSleep)(wait);
       }
+    }
+  }
+
+  /** Feeds the list body to the splitter; every failure leaves as an ApiError, or as the consumer's own. */
+  async #readPlanList(
+    res: Response,
+    splitter: JsonArraySplitter,
+    handlers: PlanStreamHandlers,
+    progress: { received: boolean },
+  ): Promise<void> {
+    const maxBytes = this.deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    const tooLarge = (code: string, detail: string) =>
+      new ResponseTooLargeError({ operation: "listPlans", status: res.statusCode, code, detail });
+    // A failure of our own consumer (a full disk, say) is not the network's: it must
+    // leave here as it is, not as a retryable connection error.
+    let local: { err: unknown } | null = null;
+    const onRecord = (bytes: Buffer) => {
+      try {
+        handlers.onRecord(bytes);
+      } catch (err) {
+        local = { err };
+        throw err;
+      }
+    };
+    let bytes = 0;
+    try {
+      // Leaving this loop early (any throw) destroys the body stream: nothing more is read.
+      for await (const chunk of res.body) {
+        progress.received = true;
+        bytes += (chunk as Buffer).length;
+        if (bytes > maxBytes) {
+          throw tooLarge(
+            "RESPONSE_TOO_LARGE",
+            `the plan list is larger than ${formatBytes(maxBytes)} (http.maxResponseBytes)`,
+          );
+        }
+        splitter.push(chunk as Buffer, onRecord);
+      }
+      splitter.end();
+    } catch (err) {
+      if (local) throw (local as { err: unknown }).err;
+      if (err instanceof JsonElementTooLargeError) {
+        throw tooLarge("RECORD_TOO_LARGE", `a plan record is larger than ${formatBytes(err.limit)}`);
+      }
+      if (err instanceof JsonArrayFormatError) {
+        throw new ResponseFormatError({
+          operation: "listPlans",
+          status: res.statusCode,
+          code: "NOT_A_JSON_ARRAY",
+          detail: err.message,
+        });
+      }
+      throw transportError("listPlans", err);
     }
   }
 
@@ -116,6 +154,7 @@ export class TasClient {
         url,
         headers: this.#companyHeaders(token),
         idempotent: true,
+        maxBytes: MAX_RECORD_BYTES,
       }),
     );
     return res.text;
@@ -140,6 +179,7 @@ export class TasClient {
         headers: { ...this.#companyHeaders(token), "content-type": "application/json" },
         body: payload,
         idempotent: false,
+        maxBytes: MAX_RECORD_BYTES,
         ...(beforeSend ? { beforeSend } : {}),
       }),
     );

@@ -101,6 +101,13 @@ export class ConnectionError extends ApiError {
 export class ResponseFormatError extends ApiError {
   override name = "ResponseFormatError";
 }
+/**
+ * A 2xx body, or one record in it, larger than we accept (RESPONSE_TOO_LARGE, RECORD_TOO_LARGE).
+ * Not retryable: the same request gets the same body, and buffering it has no bound.
+ */
+export class ResponseTooLargeError extends ResponseFormatError {
+  override name = "ResponseTooLargeError";
+}
 
 export interface ErrorBody {
   error: string | undefined;

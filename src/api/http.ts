@@ -6,6 +6,7 @@
 import { Agent, type Dispatcher, request } from "undici";
 import type { IncomingHttpHeaders } from "undici/types/header.js";
 import type { Logger } from "../log.js";
+import { formatBytes } from "./bytes.js";
 import {
   type ApiError,
   ConnectionError,
@@ -13,6 +14,7 @@ import {
   type Operation,
   parseRetryAfter,
   RateLimitedError,
+  ResponseTooLargeError,
   TimeoutError,
 } from "./errors.js";
 import { backoffMs, defaultSleep, RateLimiter } from "./rate-limiter.js";
@@ -38,6 +40,8 @@ export interface RequestSpec {
   idempotent: boolean;
   /** Awaited before every send, resends after a 429 included (e.g. a shared rate-limit slot). */
   beforeSend?: () => Promise<void>;
+  /** requestText only: a 2xx body past this many bytes is refused (ResponseTooLargeError), not buffered. */
+  maxBytes?: number;
 }
 
 export type Response = Dispatcher.ResponseData;
@@ -173,6 +177,7 @@ export class HttpTransport {
       const chunks: Buffer[] = [];
       let size = 0;
       let statusCode = 0;
+      const maxBytes = spec.maxBytes ?? Number.POSITIVE_INFINITY;
       let headers: IncomingHttpHeaders = {};
       const answer = () => resolve({ statusCode, headers, text: Buffer.concat(chunks).toString("utf8") });
       const options: Dispatcher.DispatchOptions = {
@@ -189,9 +194,23 @@ export class HttpTransport {
           statusCode = status;
           headers = responseHeaders;
         },
-        onResponseData(_controller, chunk) {
-          if (isOk(statusCode) || size < MAX_ERROR_BODY) chunks.push(chunk);
+        onResponseData(controller, chunk) {
           size += chunk.length;
+          if (isOk(statusCode) && size > maxBytes) {
+            chunks.length = 0;
+            const detail = `the response is larger than ${formatBytes(maxBytes)}`;
+            // Aborting closes the connection; onResponseError then rejects with this error.
+            controller.abort(
+              new ResponseTooLargeError({
+                operation: spec.operation,
+                status: statusCode,
+                code: "RESPONSE_TOO_LARGE",
+                detail,
+              }),
+            );
+            return;
+          }
+          if (isOk(statusCode) || size - chunk.length < MAX_ERROR_BODY) chunks.push(chunk);
         },
         onResponseEnd: answer,
         onResponseError(_controller, err) {

@@ -3,8 +3,21 @@
  * list of 100,000 plans is never held in memory whole (nor decoded before it is needed). It only finds boundaries (depth,
  * strings, escapes); each element is parsed by its consumer. Pure: no I/O.
  */
+import { formatBytes } from "./bytes.js";
+
 export class JsonArrayFormatError extends Error {
   override name = "JsonArrayFormatError";
+}
+
+/** The largest single element (one plan) accepted: a larger one is refused, not buffered. */
+export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+
+/** One element grew past the limit before it ended. */
+export class JsonElementTooLargeError extends JsonArrayFormatError {
+  override name = "JsonElementTooLargeError";
+  constructor(readonly limit: number) {
+    super(`an element is larger than ${formatBytes(limit)}`);
+  }
 }
 
 const OPEN_BRACE = 0x7b;
@@ -20,14 +33,23 @@ function isSpace(b: number): boolean {
 }
 
 export class JsonArraySplitter {
-  #pending: Buffer = Buffer.alloc(0);
+  /** Bytes of the open element from earlier chunks; joined once, when it ends (no re-copying). */
+  #parts: Buffer[] = [];
+  #partsBytes = 0;
   /** 0: before '[', 1: between elements, 2: after ']'. */
   #state = 0;
   /** Depth inside the current element; the element ends when it returns to 0. */
   #depth = 0;
   #inString = false;
-  #elementStart = -1;
+  #open = false;
+  /** Backslashes ending the data so far, inside a string: they decide a quote at the next chunk's start. */
+  #backslashRun = 0;
   #count = 0;
+  readonly #maxElementBytes: number;
+
+  constructor(opts: { maxElementBytes?: number } = {}) {
+    this.#maxElementBytes = opts.maxElementBytes ?? MAX_RECORD_BYTES;
+  }
 
   get count(): number {
     return this.#count;
@@ -35,44 +57,53 @@ export class JsonArraySplitter {
 
   /** Feed a chunk; `emit` gets each complete element's UTF-8 JSON bytes, in order. */
   push(chunk: Buffer, emit: (bytes: Buffer) => void): void {
-    const buf = this.#pending.length ? Buffer.concat([this.#pending, chunk]) : chunk;
-    // An open element was already scanned up to the end of the previous chunk.
-    let i = this.#elementStart >= 0 ? this.#pending.length : 0;
-    const n = buf.length;
+    const n = chunk.length;
+    // Where the open element starts in this chunk (0: it began in an earlier one).
+    let start = this.#open ? 0 : -1;
+    const finish = (end: number) => {
+      const tail = chunk.subarray(start, end);
+      emit(this.#parts.length ? Buffer.concat([...this.#parts, tail]) : tail);
+      this.#parts = [];
+      this.#partsBytes = 0;
+      this.#open = false;
+      this.#count++;
+    };
+    let i = 0;
     while (i < n) {
       if (this.#inString) {
-        const q = buf.indexOf(QUOTE, i);
+        const q = chunk.indexOf(QUOTE, i);
         if (q < 0) {
+          this.#noteBackslashes(chunk, i);
           i = n;
           break;
         }
-        let bs = 0;
-        for (let k = q - 1; k >= 0 && buf[k] === BACKSLASH; k--) bs++;
+        // The byte before i is the opening or an escaped quote, or i is 0 and the run may go on
+        // from the previous chunk.
+        let k = q - 1;
+        while (k >= i && chunk[k] === BACKSLASH) k--;
+        const bs = q - 1 - k + (k < 0 ? this.#backslashRun : 0);
         i = q + 1;
+        this.#backslashRun = 0; // the data now ends with a quote
         if (bs % 2 === 0) this.#inString = false;
         continue;
       }
-      const b = buf[i] as number;
-      if (this.#elementStart >= 0) {
+      const b = chunk[i] as number;
+      if (this.#open) {
         // Checked first: the ']' closing the array after a scalar ("[1,2]", '["a"]') must
         // end the scalar, not count as a nested close.
         if (this.#depth === 0 && (b === COMMA || b === CLOSE_BRACKET || isSpace(b))) {
           // end of a scalar element (number, string, true, null...)
           // Whitespace ends a scalar, so the slice has none at its end.
-          emit(buf.subarray(this.#elementStart, i));
-          this.#count++;
-          this.#elementStart = -1;
+          finish(i);
           continue; // let the separator be handled below
         }
-        if (b === QUOTE) this.#inString = true;
-        else if (b === OPEN_BRACE || b === OPEN_BRACKET) this.#depth++;
+        if (b === QUOTE) {
+          this.#inString = true;
+          this.#backslashRun = 0;
+        } else if (b === OPEN_BRACE || b === OPEN_BRACKET) this.#depth++;
         else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
           this.#depth--;
-          if (this.#depth === 0) {
-            emit(buf.subarray(this.#elementStart, i + 1));
-            this.#count++;
-            this.#elementStart = -1;
-          }
+          if (this.#depth === 0) finish(i + 1);
         }
         i++;
         continue;
@@ -88,20 +119,34 @@ export class JsonArraySplitter {
       } else if (this.#state === 1) {
         if (b === CLOSE_BRACKET) this.#state = 2;
         else if (b !== COMMA) {
-          this.#elementStart = i;
-          if (b === OPEN_BRACE || b === OPEN_BRACKET) this.#depth = 1;
-          else if (b === QUOTE) {
-            this.#depth = 0;
+          this.#open = true;
+          start = i;
+          this.#depth = b === OPEN_BRACE || b === OPEN_BRACKET ? 1 : 0;
+          if (b === QUOTE) {
             this.#inString = true;
-          } else this.#depth = 0;
+            this.#backslashRun = 0;
+          }
         }
       } else {
         throw new JsonArrayFormatError("unexpected data after the end of the JSON array");
       }
       i++;
     }
-    this.#pending = this.#elementStart >= 0 ? buf.subarray(this.#elementStart) : Buffer.alloc(0);
-    if (this.#elementStart >= 0) this.#elementStart = 0;
+    if (!this.#open) return;
+    const rest = chunk.subarray(start);
+    this.#parts.push(rest);
+    this.#partsBytes += rest.length;
+    // Checked per chunk: the element held may pass the limit by one chunk at most.
+    if (this.#partsBytes > this.#maxElementBytes) throw new JsonElementTooLargeError(this.#maxElementBytes);
+  }
+
+  /** Inside a string with no quote in chunk[from..]: remember the backslashes it ends with. */
+  #noteBackslashes(chunk: Buffer, from: number): void {
+    let k = chunk.length - 1;
+    while (k >= from && chunk[k] === BACKSLASH) k--;
+    const run = chunk.length - 1 - k;
+    // All backslashes from the chunk's start: the run continues the previous chunk's.
+    this.#backslashRun = k < 0 ? this.#backslashRun + run : run;
   }
 
   /** Call at end of input: throws when the array was not closed. */

@@ -5,7 +5,7 @@
  */
 import { tokenizeCsv } from "./csv-tokenize.js";
 import { BAD_ENCODING, type DecodedText, spansBadLine } from "./decode.js";
-import { BOOLEAN_FIELDS, INTEGER_FIELDS, jsonTypeName } from "./fields.js";
+import { BOOLEAN_FIELDS, INTEGER_FIELDS, jsonTypeName, quoted } from "./fields.js";
 import type { FieldProblem, RawRecord, ReadRecords } from "./types.js";
 
 const INTEGER = /^[+-]?\d+$/;
@@ -70,13 +70,13 @@ function coerce(name: string, cell: string): { value: unknown } | { problem: str
     const n = Number(t);
     return INTEGER.test(t) && Number.isSafeInteger(n)
       ? { value: n }
-      : { problem: `expected integer, got ${JSON.stringify(cell)}` };
+      : { problem: `expected integer, got ${quoted(cell)}` };
   }
   if (BOOLEAN_FIELDS.has(name)) {
     const lower = t.toLowerCase();
     if (TRUE.has(lower)) return { value: true };
     if (FALSE.has(lower)) return { value: false };
-    return { problem: `expected boolean (true/false/1/0/yes/no), got ${JSON.stringify(cell)}` };
+    return { problem: `expected boolean (true/false/1/0/yes/no), got ${quoted(cell)}` };
   }
   if (name === "parent") return coerceParent(t);
   return { value: cell };

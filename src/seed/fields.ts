@@ -28,3 +28,16 @@ export function jsonTypeName(v: unknown): string {
   if (typeof v === "boolean") return `boolean ${v}`;
   return typeof v;
 }
+
+/** Longest excerpt of file text a problem quotes: a 10 MB cell must not make a 10 MB message. */
+const EXCERPT = 60;
+
+/** `s` cut to a readable excerpt ("abc…" when longer). */
+export function clip(s: string): string {
+  return s.length > EXCERPT ? `${s.slice(0, EXCERPT)}…` : s;
+}
+
+/** `s` as a JSON string literal, cut to an excerpt first. */
+export function quoted(s: string): string {
+  return JSON.stringify(clip(s));
+}

@@ -3,6 +3,7 @@
  * cycles, parent and child in one project; then the order of creation. All loops are iterative: a chain of 100,000 parents
  * must not overflow the stack.
  */
+import { clip, quoted } from "./fields.js";
 import type { Candidate } from "./row.js";
 
 const NONE = -1;
@@ -58,7 +59,7 @@ function linkParents(rows: Candidate[]): Int32Array {
     if (parent === undefined) {
       row.problems.push({
         field: "parent_key",
-        reason: `unknown parent_key ${JSON.stringify(row.parentKey)}`,
+        reason: `unknown parent_key ${quoted(row.parentKey)}`,
       });
     } else parentOf[i] = parent;
   });
@@ -79,7 +80,7 @@ function markCycles(rows: Candidate[], parentOf: Int32Array): void {
     if (j !== NONE && state[j] === 1) {
       const cycle = walk.slice(walk.indexOf(j));
       cycle.forEach((node, at) => {
-        const keys = [...cycle.slice(at), ...cycle.slice(0, at)].map((n) => rows[n]!.key);
+        const keys = [...cycle.slice(at), ...cycle.slice(0, at)].map((n) => clip(rows[n]!.key ?? ""));
         rows[node]!.problems.push({ field: "parent_key", reason: `parent cycle: ${spell(keys)}` });
       });
       // Cut the cycle: its rows are invalid already, and later walks must terminate.
@@ -89,7 +90,7 @@ function markCycles(rows: Candidate[], parentOf: Int32Array): void {
   }
 }
 
-function spell(keys: (string | null)[]): string {
+function spell(keys: string[]): string {
   if (keys.length <= CYCLE_SHOWN) return [...keys, keys[0]].join(" -> ");
   return `${keys.slice(0, CYCLE_SHOWN).join(" -> ")} -> ... (${keys.length} rows)`;
 }

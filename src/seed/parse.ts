@@ -3,8 +3,9 @@ import { type DecodedText, decodeSeed } from "./decode.js";
 import { resolveRows } from "./graph.js";
 import { readJsonArray } from "./json-array.js";
 import { readNdjson } from "./ndjson.js";
-import { toCandidate } from "./row.js";
+import { type Candidate, toCandidate } from "./row.js";
 import type {
+  RawRecord,
   ReadRecords,
   SeedFormat,
   SeedOptions,
@@ -20,6 +21,16 @@ const readers: Record<SeedFormat, (d: DecodedText) => ReadRecords> = {
   json: readJsonArray,
   csv: readCsv,
 };
+
+/** One record's candidate row; should a check ever throw, that row alone is reported, not the file. */
+function candidate(record: RawRecord, opts: SeedOptions): Candidate {
+  try {
+    return toCandidate(record, opts);
+  } catch (err) {
+    const reason = `could not read the row: ${err instanceof Error ? err.message : String(err)}`;
+    return toCandidate({ line: record.line, fields: null, problems: [{ field: null, reason }] }, opts);
+  }
+}
 
 /**
  * Reads and validates a whole seed file. Pure: bytes in, rows and problems out. Nothing
@@ -39,7 +50,7 @@ export function parseSeed(bytes: Uint8Array, format: SeedFormat, opts: SeedOptio
       return { format, total: records.length, valid: [], invalid, warnings: [] };
     }
   } else warnings = unknownFields(records, opts.strict === true);
-  const rows = records.map((r) => toCandidate(r, opts));
+  const rows = records.map((r) => candidate(r, opts));
   const order = resolveRows(rows);
 
   const valid: SeedRow[] = order.map((i) => {

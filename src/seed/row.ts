@@ -141,13 +141,18 @@ function bodyInput(fields: Record<string, unknown>, problems: Problems) {
     if (value == null) continue;
     const wireValue = input[wire];
     if (wireValue != null && wireValue !== value) {
-      problems.add(alias, `conflicts with ${wire} (${String(wireValue)} vs ${String(value)})`);
+      problems.add(alias, `conflicts with ${wire} (${shown(wireValue)} vs ${shown(value)})`);
       continue;
     }
     input[wire] = value;
     aliasOf.set(wire, alias);
   }
   return { input, aliasOf };
+}
+
+/** A scalar as written; an object or array by its type (String() of one can throw or recurse deeply). */
+function shown(v: unknown): string {
+  return typeof v === "object" && v !== null ? jsonTypeName(v) : String(v);
 }
 
 function isEmptyObject(v: unknown): boolean {

@@ -28,11 +28,28 @@ Options:
   --latency-ms N             Delay before answering each /api request (default 0)
   --drop-after-commit-rate F Fraction 0..1 of successful creates that are stored and
                              then have their connection cut without an answer (default 0)
+  --drop-half-rate F         Fraction 0..1 of successful creates that are stored, answered
+                             with 200, the headers and half the body, then cut (default 0)
+  --plan-list-delay-ms N     Delay before the first byte of every GET /api/plans
+                             (not reports, not creates) (default 0)
+  --plan-list-delay-once-ms N
+                             Delay of the next GET /api/plans only; the option then
+                             resets itself to 0 (default 0)
+  --slow-rate F              Fraction 0..1 of /api requests answered only after
+                             --slow-ms, to outlast a client's timeout (default 0)
+  --slow-ms N                How long a slow request waits (default 60000)
+  --rate-limit-burst N       After a 429 fires, answer the next N /api requests 429
+                             too (default 0)
   --json                     Print one JSON line {"event":"listening",...} instead of text
   -h, --help                 Show this help
 
-Faults apply to /api/* only. They can be changed while running:
+Faults apply to /api/* only. They can be changed while running, by their camelCase
+names (errorRate, rateLimitRate, retryAfterSeconds, latencyMs, dropAfterCommitRate,
+dropHalfRate, planListDelayMs, planListDelayOnceMs, slowRate, slowMs, rateLimitBurst):
   curl -X PUT -d '{"errorRate":0.1}' <base URL>/__admin/faults
+  curl -X PUT -d '{"planListDelayOnceMs":5000}' <base URL>/__admin/faults
+GET <base URL>/__admin/stats counts requests by route and status; "held" is how many
+are waiting in a delay right now.
 `;
 
 export interface SimulateIo {
@@ -56,6 +73,12 @@ const OPTIONS = {
   "retry-after": { type: "string" },
   "latency-ms": { type: "string" },
   "drop-after-commit-rate": { type: "string" },
+  "drop-half-rate": { type: "string" },
+  "plan-list-delay-ms": { type: "string" },
+  "plan-list-delay-once-ms": { type: "string" },
+  "slow-rate": { type: "string" },
+  "slow-ms": { type: "string" },
+  "rate-limit-burst": { type: "string" },
   json: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },
 } as const;
@@ -117,6 +140,12 @@ export async function runSimulateCommand(argv: string[], io: Partial<SimulateIo>
         retryAfterSeconds: num("retry-after", values["retry-after"]),
         latencyMs: num("latency-ms", values["latency-ms"]),
         dropAfterCommitRate: num("drop-after-commit-rate", values["drop-after-commit-rate"]),
+        dropHalfRate: num("drop-half-rate", values["drop-half-rate"]),
+        planListDelayMs: num("plan-list-delay-ms", values["plan-list-delay-ms"]),
+        planListDelayOnceMs: num("plan-list-delay-once-ms", values["plan-list-delay-once-ms"]),
+        slowRate: num("slow-rate", values["slow-rate"]),
+        slowMs: num("slow-ms", values["slow-ms"]),
+        rateLimitBurst: num("rate-limit-burst", values["rate-limit-burst"]),
       },
     });
   } catch (error) {

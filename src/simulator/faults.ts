@@ -12,8 +12,22 @@ export interface FaultOptions {
   retryAfterSeconds: number;
   /** Delay before answering each /api request. */
   latencyMs: number;
-  /** Fraction of successful creates whose socket is destroyed after the scenario is stored. */
+  /** Fraction of successful creates whose socket is destroyed after the scenario is stored, before any byte. */
   dropAfterCommitRate: number;
+  /** Delay before the first byte of every GET /api/plans (not reports, not creates). */
+  planListDelayMs: number;
+  /** Delay of the next GET /api/plans only; the option then resets itself to 0. */
+  planListDelayOnceMs: number;
+  /** Fraction of /api requests answered only after `slowMs` (to outlast a client's timeout). */
+  slowRate: number;
+  slowMs: number;
+  /** When a 429 fires, this many following /api requests are answered 429 too. */
+  rateLimitBurst: number;
+  /**
+   * Fraction of successful creates that are stored, answered with the headers and half the
+   * body, and then have their connection cut.
+   */
+  dropHalfRate: number;
 }
 
 export const DEFAULT_FAULTS: Readonly<FaultOptions> = {
@@ -22,9 +36,26 @@ export const DEFAULT_FAULTS: Readonly<FaultOptions> = {
   retryAfterSeconds: 1,
   latencyMs: 0,
   dropAfterCommitRate: 0,
+  planListDelayMs: 0,
+  planListDelayOnceMs: 0,
+  slowRate: 0,
+  // Twice tas-sync's default http.timeoutMs: a slow request outlasts a default client.
+  slowMs: 60_000,
+  rateLimitBurst: 0,
+  dropHalfRate: 0,
 };
 
-const RATES = new Set<keyof FaultOptions>(["errorRate", "rateLimitRate", "dropAfterCommitRate"]);
+const RATES = new Set<keyof FaultOptions>([
+  "errorRate",
+  "rateLimitRate",
+  "dropAfterCommitRate",
+  "slowRate",
+  "dropHalfRate",
+]);
+const DELAYS = new Set<keyof FaultOptions>(["latencyMs", "planListDelayMs", "planListDelayOnceMs", "slowMs"]);
+const COUNTS = new Set<keyof FaultOptions>(["rateLimitBurst"]);
+/** Node's timers fire at once beyond this (about 24.8 days). */
+const MAX_DELAY_MS = 2_147_483_647;
 
 /** Validates a partial update (from JSON or flags); returns an error text or the clean patch. */
 export function parseFaultPatch(
@@ -36,12 +67,16 @@ export function parseFaultPatch(
   const patch: Partial<FaultOptions> = {};
   for (const [key, value] of Object.entries(input)) {
     if (value === undefined) continue;
-    if (!(key in DEFAULT_FAULTS)) return { ok: false, error: `unknown fault option: ${key}` };
+    if (!Object.hasOwn(DEFAULT_FAULTS, key)) return { ok: false, error: `unknown fault option: ${key}` };
     const name = key as keyof FaultOptions;
     if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
       return { ok: false, error: `${key} must be a non-negative number` };
     }
     if (RATES.has(name) && value > 1) return { ok: false, error: `${key} must be between 0 and 1` };
+    if (DELAYS.has(name) && value > MAX_DELAY_MS)
+      return { ok: false, error: `${key} must be at most ${MAX_DELAY_MS} ms` };
+    if (COUNTS.has(name) && !Number.isSafeInteger(value))
+      return { ok: false, error: `${key} must be a whole number` };
     patch[name] = value;
   }
   return { ok: true, patch };

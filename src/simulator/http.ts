@@ -61,6 +61,12 @@ export function headerValue(req: IncomingMessage, name: string): string | undefi
   return Array.isArray(value) ? value[0] : value;
 }
 
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Sends the headers (with the full content-length) and the first half of `body`, then cuts
+ * the connection: the client sees a 200 whose body breaks off.
+ */
+export function sendHalfThenCut(res: ServerResponse, status: number, body: Buffer): void {
+  res.writeHead(status, { "content-type": "application/json;charset=UTF-8", "content-length": body.length });
+  // Destroyed once the half is handed to the socket, so those bytes still reach the client.
+  res.write(body.subarray(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
 }

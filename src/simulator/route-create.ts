@@ -5,7 +5,7 @@
  * was stored always answers INVALID_SCENARIO_NAME, the client's idempotency signal.
  */
 import type { RequestContext } from "./context.js";
-import { parseId, parseJson, sendError, sendJson } from "./http.js";
+import { parseId, parseJson, sendError, sendHalfThenCut, sendJson } from "./http.js";
 import { authorize, checkCompanyHeader } from "./route-api.js";
 import type { NewScenario } from "./scenarios.js";
 
@@ -94,6 +94,11 @@ export function handleCreateScenario(ctx: RequestContext): void {
   // Fault: the write is committed but the answer never arrives (client sees a socket error).
   if (state.dice.roll(state.faults.dropAfterCommitRate)) {
     ctx.req.socket.destroy();
+    return;
+  }
+  // Fault: committed, and the answer starts (200, headers, half the body) but breaks off.
+  if (state.dice.roll(state.faults.dropHalfRate)) {
+    sendHalfThenCut(res, 200, Buffer.from(JSON.stringify(state.scenarios.wire(created)), "utf8"));
     return;
   }
   sendJson(res, 200, state.scenarios.wire(created));

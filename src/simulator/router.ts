@@ -5,7 +5,8 @@
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { RequestContext, RouteHandler } from "./context.js";
-import { delay, readBody, sendError } from "./http.js";
+import { readBody, sendError } from "./http.js";
+import { injectFaults, PLAN_LIST_ROUTE } from "./inject.js";
 import * as admin from "./route-admin.js";
 import { handlePlans, handleReport } from "./route-api.js";
 import { handleCreateScenario } from "./route-create.js";
@@ -35,7 +36,7 @@ const ROUTES: readonly Route[] = [
   {
     method: "GET",
     pattern: /^\/api\/plans$/,
-    key: "GET /api/plans",
+    key: PLAN_LIST_ROUTE,
     handler: handlePlans,
     serverError: "Internal Server Error",
   },
@@ -103,23 +104,6 @@ const ROUTES: readonly Route[] = [
   },
 ];
 
-/** Answers 429 or 500 when the dice say so; returns true when a fault answered. */
-async function injectFaults(ctx: RequestContext, route: Route & { serverError: string }): Promise<boolean> {
-  const { state, res } = ctx;
-  const faults = state.faults;
-  if (faults.latencyMs > 0) await delay(faults.latencyMs);
-  if (state.dice.roll(faults.rateLimitRate)) {
-    const retryAfter = String(faults.retryAfterSeconds);
-    sendError(res, 429, "TOO_MANY_REQUESTS", "Rate limit exceeded", { "retry-after": retryAfter });
-    return true;
-  }
-  if (state.dice.roll(faults.errorRate)) {
-    sendError(res, 500, route.serverError, "Simulated server error");
-    return true;
-  }
-  return false;
-}
-
 async function dispatch(req: IncomingMessage, res: ServerResponse, state: SimulatorState, basePath: string) {
   const url = new URL(req.url ?? "/", "http://simulator.invalid");
   const path = url.pathname.startsWith(`${basePath}/`) ? url.pathname.slice(basePath.length) : undefined;
@@ -142,7 +126,8 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, state: Simula
   }
   const params = route.pattern.exec(path)?.slice(1) ?? [];
   const ctx: RequestContext = { req, res, url, params, body, state, nowMs: Date.now() };
-  if (route.serverError && (await injectFaults(ctx, { ...route, serverError: route.serverError }))) return;
+  if (route.serverError && (await injectFaults(ctx, { key: route.key, serverError: route.serverError })))
+    return;
   // Latency may have passed: token expiry is judged at answer time.
   ctx.nowMs = Date.now();
   await route.handler(ctx);

@@ -102,6 +102,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= new Promise<void>((resolve, reject) => {
+      state.closing.abort();
       server.close((err) => (err ? reject(err) : resolve()));
       // Idle keep-alive sockets would hold close() open for KEEP_ALIVE_MS.
       for (const socket of sockets) socket.destroy();

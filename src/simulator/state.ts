@@ -43,7 +43,11 @@ export class SimulatorState {
   readonly tokens: TokenStore;
   readonly stats = new RequestStats();
   readonly dice: FaultDice;
+  /** Aborted when the server closes: ends fault delays, so no timer outlives the simulator. */
+  readonly closing = new AbortController();
   private currentFaults: FaultOptions;
+  /** 429s still owed by the current rate-limit burst. */
+  private burstLeft = 0;
 
   constructor(opts: StateOptions) {
     this.companies = Array.from({ length: opts.companies }, (_, k) =>
@@ -77,7 +81,27 @@ export class SimulatorState {
 
   resetFaults(): FaultOptions {
     this.currentFaults = { ...DEFAULT_FAULTS };
+    this.burstLeft = 0;
     return this.faults;
+  }
+
+  /** The one-shot plan-list delay, cleared as it is taken: only the next plan list waits. */
+  takePlanListDelayOnce(): number {
+    const ms = this.currentFaults.planListDelayOnceMs;
+    this.currentFaults.planListDelayOnceMs = 0;
+    return ms;
+  }
+
+  /** A 429 fired by the dice: owe `rateLimitBurst` more. */
+  startRateLimitBurst(): void {
+    this.burstLeft = this.currentFaults.rateLimitBurst;
+  }
+
+  /** True (and one fewer owed) while a rate-limit burst lasts. */
+  takeRateLimitBurst(): boolean {
+    if (this.burstLeft <= 0) return false;
+    this.burstLeft--;
+    return true;
   }
 
   company(id: number): CompanyLayout | undefined {

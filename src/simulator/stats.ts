@@ -6,12 +6,16 @@ export type StatusKey = number | "dropped";
 
 export interface StatsSnapshot {
   total: number;
+  /** Requests being held right now by a delay fault (latency, plan-list delay, slow). */
+  held: number;
   routes: Record<string, Record<string, number>>;
 }
 
 export class RequestStats {
   private readonly counts = new Map<string, Map<string, number>>();
   private total = 0;
+  /** See StatsSnapshot.held; lets a test wait until a request is surely being held. */
+  held = 0;
 
   record(route: string, status: StatusKey): void {
     let byStatus = this.counts.get(route);
@@ -37,6 +41,6 @@ export class RequestStats {
   snapshot(): StatsSnapshot {
     const routes: Record<string, Record<string, number>> = {};
     for (const [route, byStatus] of this.counts) routes[route] = Object.fromEntries(byStatus);
-    return { total: this.total, routes };
+    return { total: this.total, held: this.held, routes };
   }
 }

@@ -24,6 +24,12 @@ describe("tas-sync simulate", () => {
       "--retry-after",
       "--latency-ms",
       "--drop-after-commit-rate",
+      "--drop-half-rate",
+      "--plan-list-delay-ms",
+      "--plan-list-delay-once-ms",
+      "--slow-rate",
+      "--slow-ms",
+      "--rate-limit-burst",
       "--token-ttl",
       "--json",
       "--help",
@@ -76,12 +82,48 @@ describe("tas-sync simulate", () => {
     expect(text).toContain('"clientId": "tas-sync-sim"');
   });
 
-  it.each([[["--nope"]], [["--plans", "many"]], [["--error-rate", "1.5"]], [["--companies", "0"]]])(
-    "rejects %j with exit code 2",
-    async (argv) => {
-      const c = capture();
-      expect(await runSimulateCommand(argv, c.io)).toBe(2);
-      expect(c.err.join("")).toContain("tas-sync simulate:");
-    },
-  );
+  it("passes the fault flags to the simulator", async () => {
+    const c = capture();
+    const argv = [
+      "--json",
+      "--plans",
+      "1",
+      "--drop-half-rate",
+      "0.25",
+      "--plan-list-delay-ms",
+      "10",
+      "--plan-list-delay-once-ms",
+      "20",
+      "--slow-rate",
+      "0.5",
+      "--slow-ms",
+      "30",
+      "--rate-limit-burst",
+      "4",
+    ];
+    expect(await runSimulateCommand(argv, { ...c.io, stop: Promise.resolve() })).toBe(0);
+    const event = JSON.parse(c.out[0] ?? "{}") as { faults: Record<string, number> };
+    expect(event.faults).toMatchObject({
+      dropHalfRate: 0.25,
+      planListDelayMs: 10,
+      planListDelayOnceMs: 20,
+      slowRate: 0.5,
+      slowMs: 30,
+      rateLimitBurst: 4,
+    });
+  });
+
+  it.each([
+    [["--nope"]],
+    [["--plans", "many"]],
+    [["--error-rate", "1.5"]],
+    [["--companies", "0"]],
+    [["--slow-rate", "2"]],
+    [["--rate-limit-burst", "1.5"]],
+    [["--plan-list-delay-ms", "-1"]],
+  ])("rejects %j with exit code 2", async (argv) => {
+    const c = capture();
+    expect(await runSimulateCommand(argv, c.io)).toBe(2);
+    expect(c.err.join("")).toContain("tas-sync simulate:");
+  });
 });

@@ -1,5 +1,11 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { JsonArrayFormatError, JsonArraySplitter } from "../../src/api/json-array.js";
+import {
+  JsonArrayFormatError,
+  JsonArraySplitter,
+  JsonElementTooLargeError,
+  MAX_RECORD_BYTES,
+} from "../../src/api/json-array.js";
 
 /** Feeds `chunks` to a fresh splitter and returns the elements' text (end() is called). */
 function split(chunks: Buffer[]): string[] {
@@ -103,5 +109,64 @@ describe("JsonArraySplitter", () => {
     expect(() => splitter.end()).toThrow(JsonArrayFormatError);
     // Complete elements before the cut were delivered; the cut one was not.
     expect(out.every((t) => JSON.parse(t) !== undefined)).toBe(true);
+  });
+
+  it("splits any JSON array the same way wherever the chunks are cut", () => {
+    // Strings heavy in backslashes and quotes: the escapes are what chunk edges can break.
+    const tricky = fc.string({ unit: fc.constantFrom("\\", '"', "a", "]", "}", ",", "é") });
+    const value = fc.oneof(fc.jsonValue({ maxDepth: 3 }), tricky, fc.array(tricky, { maxLength: 3 }));
+    fc.assert(
+      fc.property(
+        fc.array(value, { maxLength: 8 }),
+        fc.array(fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 4, max: 64 })), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        (items, sizes) => {
+          // Chunk sizes taken in turn: runs of tiny chunks put every byte at some edge.
+          const bytes = Buffer.from(JSON.stringify(items));
+          const chunks: Buffer[] = [];
+          for (let at = 0, k = 0; at < bytes.length; k++) {
+            const size = sizes[k % sizes.length] ?? 1;
+            chunks.push(bytes.subarray(at, at + size));
+            at += size;
+          }
+          expect(split(chunks)).toEqual(items.map((v) => JSON.stringify(v)));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("refuses an element past the limit once it is held, not when it ends", () => {
+    const splitter = new JsonArraySplitter({ maxElementBytes: 1000 });
+    const emitted: string[] = [];
+    splitter.push(Buffer.from('[{"id":1},{"big":"'), (b) => emitted.push(b.toString()));
+    const chunk = Buffer.alloc(300, "x");
+    let thrown: unknown;
+    let pushed = 0;
+    try {
+      for (; pushed < 100; pushed++) splitter.push(chunk, () => {});
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(JsonElementTooLargeError);
+    expect(thrown).toBeInstanceOf(JsonArrayFormatError);
+    expect((thrown as Error).message).toBe("an element is larger than 1000 bytes");
+    expect(pushed).toBe(3); // 8 + 4 * 300 bytes > 1000: the fourth chunk
+    expect(emitted).toEqual(['{"id":1}']);
+  });
+
+  it("accepts an element of exactly the limit, and has a 16 MiB limit by default", () => {
+    const element = `"${"y".repeat(98)}"`;
+    expect(split([Buffer.from(`[${element},1]`)])).toEqual([element, "1"]);
+    const exact = new JsonArraySplitter({ maxElementBytes: 100 });
+    const out: string[] = [];
+    exact.push(Buffer.from("["), () => {});
+    for (const c of element) exact.push(Buffer.from(c), (b) => out.push(b.toString()));
+    exact.push(Buffer.from("]"), (b) => out.push(b.toString()));
+    exact.end();
+    expect(out).toEqual([element]);
+    expect(MAX_RECORD_BYTES).toBe(16 * 1024 * 1024);
   });
 });
