@@ -4,6 +4,7 @@ import { TasClient } from "./api/client.js";
 import { HttpTransport } from "./api/http.js";
 import { authFor, type CompanyConfig, type Config } from "./config/index.js";
 import type { Logger } from "./log.js";
+import type { Telemetry } from "./telemetry.js";
 
 export interface Clients {
   http: HttpTransport;
@@ -12,11 +13,11 @@ export interface Clients {
   close(): Promise<void>;
 }
 
-export function createClients(cfg: Config, logger: Logger): Clients {
+export function createClients(cfg: Config, logger: Logger, telemetry?: Telemetry): Clients {
   // Each create job in flight holds a connection: fewer would queue the push's requests
   // behind each other, whatever push.concurrency says.
   const connections = Math.max(cfg.http.connections, cfg.push.concurrency);
-  const http = new HttpTransport({ ...cfg.http, connections, logger });
+  const http = new HttpTransport({ ...cfg.http, connections, logger, ...(telemetry ? { telemetry } : {}) });
   const clients = new Map<number, TasClient>();
   const company = (id: number) => {
     const c = cfg.companies.find((x) => x.id === id);

@@ -5,7 +5,9 @@ CREATE TABLE `sync_state` (
 	`lease_pid` integer,
 	`lease_expires_at` text,
 	`applied_started_at` text,
-	`applied_run_id` integer
+	`applied_run_id` integer,
+	`alert_state` text,
+	`alert_changed_at` text
 );
 --> statement-breakpoint
 ALTER TABLE `scenario_requests` ADD `scenario_id_source` text;--> statement-breakpoint

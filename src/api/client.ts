@@ -43,6 +43,9 @@ export interface CreatedScenario {
   scenario: WireScenario;
 }
 
+/** Re-authentications after a 401 before the refusal stands. */
+const MAX_RENEWALS = 2;
+
 export class TasClient {
   readonly #root: string;
   constructor(private readonly deps: ClientDeps) {
@@ -64,12 +67,13 @@ export class TasClient {
       const splitter = new JsonArraySplitter();
       const progress = { received: false };
       try {
-        const res = await this.#authorized((token) =>
+        const res = await this.#authorized((authorize) =>
           this.deps.http.request({
             operation: "listPlans",
             method: "GET",
             url: this.#url("/api/plans"),
-            headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+            headers: { accept: "application/json" },
+            authorize,
             idempotent: true,
           }),
         );
@@ -147,12 +151,13 @@ export class TasClient {
   async getScheduledReport(id: number): Promise<string> {
     const url = this.#url(`/api/scheduled-reports/scheduled/${id}`);
     url.searchParams.set("companyId", String(this.deps.companyId));
-    const res = await this.#authorized((token) =>
+    const res = await this.#authorized((authorize) =>
       this.deps.http.requestText({
         operation: "getScheduledReport",
         method: "GET",
         url,
-        headers: this.#companyHeaders(token),
+        headers: this.#companyHeaders(),
+        authorize,
         idempotent: true,
         maxBytes: MAX_RECORD_BYTES,
       }),
@@ -171,12 +176,13 @@ export class TasClient {
     payload: string,
     beforeSend?: () => Promise<void>,
   ): Promise<CreatedScenario> {
-    const res = await this.#authorized((token) =>
+    const res = await this.#authorized((authorize) =>
       this.deps.http.requestText({
         operation: "createScenario",
         method: "POST",
         url: this.#url(`/api/projects/${encodeURIComponent(String(projectId))}/scenarios`),
-        headers: { ...this.#companyHeaders(token), "content-type": "application/json" },
+        headers: { ...this.#companyHeaders(), "content-type": "application/json" },
+        authorize,
         body: payload,
         idempotent: false,
         maxBytes: MAX_RECORD_BYTES,
@@ -193,25 +199,37 @@ export class TasClient {
     return new URL(this.#root + path);
   }
 
-  #companyHeaders(token: string): Record<string, string> {
+  #companyHeaders(): Record<string, string> {
     return {
-      authorization: `Bearer ${token}`,
       "current-company-id": String(this.deps.companyId),
       accept: "application/json",
     };
   }
 
-  /** Runs `send` with a token; on a 401, obtains a new token and tries exactly once more. */
-  async #authorized<T>(send: (token: string) => Promise<T>): Promise<T> {
+  /**
+   * Runs `send`, which attaches the bearer token right before each send (after every wait:
+   * rate slot, 429, backoff), so a token never expires in transit. On a 401 the token is
+   * renewed and the request sent again, twice at most: a fresh token refused twice more means
+   * the credentials are refused (the caller pauses, or fails the sync).
+   */
+  async #authorized<T>(send: (authorize: () => Promise<Record<string, string>>) => Promise<T>): Promise<T> {
     const { auth } = this.deps;
-    const token = await auth.token();
-    try {
-      return await send(token);
-    } catch (err) {
-      if (!(err instanceof UnauthorizedError) || !auth.renewable) throw err;
-      auth.invalidate(token);
-      this.deps.logger.info({ companyId: this.deps.companyId }, "token refused (401); authenticating again");
-      return send(await auth.token());
+    let used: string | null = null;
+    const authorize = async () => {
+      used = await auth.token();
+      return { authorization: `Bearer ${used}` };
+    };
+    for (let renewals = 0; ; renewals++) {
+      try {
+        return await send(authorize);
+      } catch (err) {
+        if (!(err instanceof UnauthorizedError) || !auth.renewable || renewals >= MAX_RENEWALS) throw err;
+        if (used !== null) auth.invalidate(used);
+        this.deps.logger.info(
+          { companyId: this.deps.companyId },
+          "token refused (401); authenticating again",
+        );
+      }
     }
   }
 }

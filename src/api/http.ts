@@ -6,6 +6,7 @@
 import { Agent, type Dispatcher, request } from "undici";
 import type { IncomingHttpHeaders } from "undici/types/header.js";
 import type { Logger } from "../log.js";
+import { noTelemetry, type Telemetry } from "../telemetry.js";
 import { formatBytes } from "./bytes.js";
 import {
   type ApiError,
@@ -25,6 +26,7 @@ export interface HttpOptions {
   maxRequestsPerSecond: number;
   connections: number;
   logger: Logger;
+  telemetry?: Telemetry;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
   now?: () => number;
@@ -40,6 +42,11 @@ export interface RequestSpec {
   idempotent: boolean;
   /** Awaited before every send, resends after a 429 included (e.g. a shared rate-limit slot). */
   beforeSend?: () => Promise<void>;
+  /**
+   * Headers asked for right before each send, after every wait (rate slot, 429, backoff): a
+   * bearer token taken before a long wait could expire before the request leaves.
+   */
+  authorize?: () => Promise<Record<string, string>>;
   /** requestText only: a 2xx body past this many bytes is refused (ResponseTooLargeError), not buffered. */
   maxBytes?: number;
 }
@@ -61,6 +68,7 @@ export class HttpTransport {
   readonly #agent: Agent;
   readonly #limiters = new Map<string, RateLimiter>();
   readonly #sleep: (ms: number) => Promise<void>;
+  readonly #telemetry: Telemetry;
   readonly #random: () => number;
   readonly #now: () => number;
 
@@ -73,6 +81,7 @@ export class HttpTransport {
       connect: { timeout: opts.timeoutMs },
     });
     this.#sleep = opts.sleep ?? defaultSleep;
+    this.#telemetry = opts.telemetry ?? noTelemetry;
     this.#random = opts.random ?? Math.random;
     this.#now = opts.now ?? Date.now;
   }
@@ -107,6 +116,7 @@ export class HttpTransport {
           rateLimitWaits++;
           attempt--;
           const wait = e.retryAfterMs ?? backoffMs(rateLimitWaits, this.#random);
+          this.#telemetry.rateLimitWait(spec.operation, wait / 1000);
           this.opts.logger.warn(
             { operation: spec.operation, waitMs: wait },
             "rate limited by the service; waiting",
@@ -118,6 +128,7 @@ export class HttpTransport {
           e.retryable && (spec.idempotent || (e instanceof ConnectionError && !e.outcomeUnknown));
         if (canRetry && attempt < this.opts.maxAttempts) {
           const wait = backoffMs(attempt, this.#random);
+          this.#telemetry.httpRetry(spec.operation);
           this.opts.logger.warn(
             { operation: spec.operation, attempt, waitMs: wait, err: e.message },
             "request failed; retrying",
@@ -132,30 +143,34 @@ export class HttpTransport {
 
   /** One attempt: rate-limited send; non-2xx becomes a typed error. */
   async #streamOnce(spec: RequestSpec): Promise<Response> {
-    await this.#beforeSend(spec);
+    const headers = await this.#beforeSend(spec);
     let res: Response;
     try {
       res = await request(spec.url, {
         dispatcher: this.#agent,
         method: spec.method,
-        headers: spec.headers,
+        headers,
         body: spec.body,
       });
     } catch (err) {
+      this.#telemetry.httpRequest(spec.operation, "error");
       throw transportError(spec.operation, err);
     }
+    this.#telemetry.httpRequest(spec.operation, res.statusCode);
     if (isOk(res.statusCode)) return res;
     throw this.#errorFor(spec, res.statusCode, res.headers, await readLimited(res.body).catch(() => ""));
   }
 
   async #textOnce(spec: RequestSpec): Promise<TextResponse> {
-    await this.#beforeSend(spec);
+    const headers = await this.#beforeSend(spec);
     let res: TextResponse;
     try {
-      res = await this.#dispatchText(spec);
+      res = await this.#dispatchText(spec, headers);
     } catch (err) {
+      this.#telemetry.httpRequest(spec.operation, "error");
       throw transportError(spec.operation, err);
     }
+    this.#telemetry.httpRequest(spec.operation, res.statusCode);
     if (isOk(res.statusCode)) return res;
     throw this.#errorFor(spec, res.statusCode, res.headers, res.text);
   }
@@ -166,13 +181,15 @@ export class HttpTransport {
     return errorFromResponse(spec.operation, status, text, retryAfter);
   }
 
-  async #beforeSend(spec: RequestSpec): Promise<void> {
+  /** Waits for the caller's slot and the per-host cap; then the headers, fresh, to send. */
+  async #beforeSend(spec: RequestSpec): Promise<Record<string, string>> {
     await spec.beforeSend?.();
     await this.#limiter(spec.url.host).acquire();
+    return spec.authorize ? { ...spec.headers, ...(await spec.authorize()) } : spec.headers;
   }
 
   /** The response read whole by a dispatch handler; of an error, the first 64 KiB only. */
-  #dispatchText(spec: RequestSpec): Promise<TextResponse> {
+  #dispatchText(spec: RequestSpec, sendHeaders: Record<string, string>): Promise<TextResponse> {
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -184,7 +201,7 @@ export class HttpTransport {
         origin: spec.url.origin,
         path: spec.url.pathname + spec.url.search,
         method: spec.method,
-        headers: spec.headers,
+        headers: sendHeaders,
         body: spec.body ?? null,
       };
       this.#agent.dispatch(options, {

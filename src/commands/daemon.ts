@@ -1,83 +1,41 @@
-/** `tas-sync daemon`: job schedulers + workers on Redis, until SIGINT/SIGTERM. */
-import { formatDuration } from "../config/index.js";
-import { keysToRequeue } from "../push/submit.js";
-import { assertRedis, safeRedisUrl } from "../queue/connection.js";
-import { PushQueue } from "../queue/push.js";
-import { SyncQueue } from "../queue/sync.js";
-import { createClients } from "../runtime.js";
-import { openStore } from "../store/open.js";
-import { cleanUpAfterDeadProcesses } from "../sync/housekeeping.js";
+/** `tas-sync daemon`: flags in, runDaemon (src/daemon/) until SIGINT/SIGTERM, exit code out. */
+import { runDaemon } from "../daemon/index.js";
 import type { Command } from "./types.js";
-
-const RECONCILE_MS = 60_000;
 
 export const daemonCommand: Command = {
   name: "daemon",
-  summary: "run the scheduled syncs and the push workers (BullMQ on Redis)",
-  help: `Usage: tas-sync daemon [--no-sync] [--no-push] [--config PATH]
+  summary: "run the scheduled syncs, the push workers and the HTTP server (BullMQ on Redis)",
+  help: `Usage: tas-sync daemon [--no-sync] [--no-push] [--no-server] [--config PATH]
 
-Keeps one BullMQ job scheduler per configured company (every sync.everyMinutes minutes)
-and runs the sync worker and the push workers (push.concurrency, push.ratePerSecond shared
-by every daemon on the same Redis). On start it re-queues push rows that an interrupted run
-left queued. Stops gracefully on SIGINT/SIGTERM, letting running jobs finish.
+Keeps one BullMQ job scheduler per configured company (sync.every, or the company's own
+every) and runs the sync worker (sync.concurrency companies at once; one company never twice
+at once, whatever the number of daemons) and the push workers (push.concurrency, with
+push.ratePerSecond shared by every daemon on the same Redis). Serves /healthz, /readyz,
+/metrics and /queues (Bull Board) on server.host:server.port. Sends an alert to
+alerts.webhookUrl when a company's sync starts failing, turns stale, or recovers.
+
+On start it marks runs of dead processes failed and re-queues push rows an interrupted run
+left queued. When Redis comes back after an outage (maybe empty) it recreates the schedulers
+and re-queues the rows. SIGINT/SIGTERM: no new jobs; running ones get shutdownGraceMs
+(default 30 s) to finish, then a running sync is abandoned (it writes nothing); exit 0. A
+second signal exits at once.
 
 Options:
   --no-sync        do not schedule or run syncs
-  --no-push        do not run push workers`,
-  options: { "no-sync": { type: "boolean" }, "no-push": { type: "boolean" } },
-  run: async (ctx) => {
-    const cfg = ctx.config();
-    await assertRedis(cfg.redisUrl);
-    const store = await openStore(cfg.database);
-    await cleanUpAfterDeadProcesses(store, ctx.logger);
-    const clients = createClients(cfg, ctx.logger);
-    const sync = ctx.flags["no-sync"] ? null : new SyncQueue({ cfg, store, clients, logger: ctx.logger });
-    const push = ctx.flags["no-push"]
-      ? null
-      : new PushQueue({ cfg, outbox: store.outbox, clients, logger: ctx.logger });
-    try {
-      if (sync) {
-        await sync.schedule();
-        sync.startWorker();
-      }
-      let reconciler: NodeJS.Timeout | undefined;
-      if (push) {
-        const requeue = async () => {
-          const keys = await keysToRequeue(store.outbox, new Date().toISOString());
-          await push.enqueue(keys);
-          return keys.length;
-        };
-        const keys = await requeue();
-        push.startWorker();
-        if (keys) ctx.logger.info({ rows: keys }, "re-queued push rows left by an earlier run");
-        // Now and then, give a job to any row left queued without one (job ids make this a
-        // no-op for rows that have theirs), and queue children whose parent got created.
-        reconciler = setInterval(() => {
-          requeue().catch((err: Error) =>
-            ctx.logger.warn({ err: err.message }, "re-queue of push rows failed"),
-          );
-        }, RECONCILE_MS);
-      }
-      ctx.logger.info(
-        {
-          redis: safeRedisUrl(cfg.redisUrl),
-          companies: cfg.companies.map((c) => c.id),
-          every: formatDuration(cfg.sync.every),
-        },
-        "daemon started",
-      );
-      await new Promise<void>((resolve) => {
-        if (ctx.stopSignal.aborted) resolve();
-        ctx.stopSignal.addEventListener("abort", () => resolve(), { once: true });
-      });
-      clearInterval(reconciler);
-      ctx.logger.info("stopping: waiting for running jobs to finish");
-      return 0;
-    } finally {
-      await sync?.close();
-      await push?.close();
-      await clients.close();
-      await store.close();
-    }
+  --no-push        do not run push workers
+  --no-server      do not serve HTTP (health, readiness, metrics, dashboard)
+
+Exit codes: 0 stopped by a signal; 1 Redis or the database unreachable at start; 2 bad usage
+            or config (e.g. a non-loopback server.host without credentials).`,
+  options: {
+    "no-sync": { type: "boolean" },
+    "no-push": { type: "boolean" },
+    "no-server": { type: "boolean" },
   },
+  run: async (ctx) =>
+    runDaemon(ctx.config(), {
+      logger: ctx.logger,
+      stop: ctx.stopSignal,
+      roles: { sync: !ctx.flags["no-sync"], push: !ctx.flags["no-push"], server: !ctx.flags["no-server"] },
+    }),
 };

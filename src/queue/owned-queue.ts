@@ -43,6 +43,11 @@ export class OwnedQueue {
     return this.#worker;
   }
 
+  /** A PING on this queue's connection (readiness: does Redis answer?). */
+  async ping(): Promise<void> {
+    await this.redis.ping();
+  }
+
   consumption(): Consumption {
     return { active: this.#active, concurrency: this.#concurrency, lastTakenAt: this.#lastTakenAt };
   }

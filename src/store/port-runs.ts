@@ -76,6 +76,8 @@ export interface CompanyRunState {
   lastSuccessAt: string | null;
   /** Start of the newest snapshot applied (succeeded or partial). */
   appliedStartedAt: string | null;
+  /** What was last alerted about the company (null: nothing yet). */
+  alertState: string | null;
 }
 
 export interface RunStore {
@@ -103,4 +105,9 @@ export interface RunStore {
   renewLease(companyId: number, token: string, expiresAt: string): Promise<boolean>;
   releaseLease(companyId: number, token: string): Promise<void>;
   companyStates(companyIds: readonly number[]): Promise<CompanyRunState[]>;
+  /**
+   * Record that `next` was alerted, if the alerted state is still `expected` (compare and set):
+   * of several daemons seeing the same change, exactly one gets true and sends the alert.
+   */
+  setAlertState(companyId: number, expected: string | null, next: string, at: string): Promise<boolean>;
 }

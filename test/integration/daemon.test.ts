@@ -52,6 +52,7 @@ function rawConfig(over: Record<string, unknown> = {}): Record<string, unknown> 
     redisUrl: REDIS_URL,
     queuePrefix: newPrefix(),
     logLevel: "warn",
+    server: { port: 0 },
     http: { timeoutMs: 2000, maxAttempts: 1, maxRequestsPerSecond: 1000 },
     companies: sim.companies.map((c) => ({
       id: c.id,

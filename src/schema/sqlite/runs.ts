@@ -28,8 +28,9 @@ export const syncRuns = sqliteTable(
 );
 
 /**
- * One row per company: who may sync it now (a lease that its holder renews), and the newest
- * snapshot applied (a snapshot fetched earlier than that one is never applied).
+ * One row per company: who may sync it now (a lease that its holder renews), the newest
+ * snapshot applied (a snapshot fetched earlier than that one is never applied), and the state
+ * last alerted (so that of several daemons, one sends each alert).
  */
 export const syncState = sqliteTable("sync_state", {
   companyId: integer("company_id").primaryKey(),
@@ -39,6 +40,9 @@ export const syncState = sqliteTable("sync_state", {
   leaseExpiresAt: text("lease_expires_at"),
   appliedStartedAt: text("applied_started_at"),
   appliedRunId: integer("applied_run_id"),
+  /** What the daemons last alerted about this company (ok, failing, stale, failing+stale). */
+  alertState: text("alert_state"),
+  alertChangedAt: text("alert_changed_at"),
 });
 
 export const rejectedRecords = sqliteTable(

@@ -27,9 +27,15 @@ export function companyStates(sqlite: Sqlite, companyIds: readonly number[]): Co
     sqlite,
     "SELECT max(started_at) FROM sync_runs WHERE company_id = ? AND status = 'succeeded'",
   );
-  const applied = plucked(sqlite, "SELECT applied_started_at FROM sync_state WHERE company_id = ?");
+  const state = prepared(
+    sqlite,
+    "SELECT applied_started_at AS appliedStartedAt, alert_state AS alertState FROM sync_state WHERE company_id = ?",
+  );
   return companyIds.map((companyId) => {
     const r = latest.get(companyId) as LatestRow | undefined;
+    const st = state.get(companyId) as
+      | { appliedStartedAt: string | null; alertState: string | null }
+      | undefined;
     return {
       companyId,
       lastRun: r
@@ -50,7 +56,31 @@ export function companyStates(sqlite: Sqlite, companyIds: readonly number[]): Co
           }
         : null,
       lastSuccessAt: (success.get(companyId) as string | null | undefined) ?? null,
-      appliedStartedAt: (applied.get(companyId) as string | null | undefined) ?? null,
+      appliedStartedAt: st?.appliedStartedAt ?? null,
+      alertState: st?.alertState ?? null,
     };
   });
+}
+
+export function setAlertState(
+  sqlite: Sqlite,
+  companyId: number,
+  expected: string | null,
+  next: string,
+  at: string,
+): boolean {
+  return sqlite
+    .transaction(() => {
+      prepared(
+        sqlite,
+        "INSERT INTO sync_state (company_id) VALUES (?) ON CONFLICT(company_id) DO NOTHING",
+      ).run(companyId);
+      return (
+        prepared(
+          sqlite,
+          "UPDATE sync_state SET alert_state = ?, alert_changed_at = ? WHERE company_id = ? AND alert_state IS ?",
+        ).run(next, at, companyId, expected).changes > 0
+      );
+    })
+    .immediate();
 }
