@@ -1,6 +1,7 @@
 /** Commands of the pull side: sync, migrate (query is in query.ts). */
 import { databaseTarget } from "../config/index.js";
 import { openStore } from "../store/open.js";
+import { cleanUpAfterDeadProcesses } from "../sync/housekeeping.js";
 import { runSyncCommand } from "./sync.js";
 import { type Command, intFlag } from "./types.js";
 
@@ -49,6 +50,7 @@ Options:
     const target = typeof ctx.flags.db === "string" ? databaseTarget(ctx.flags.db) : ctx.config().database;
     const store = await openStore(target);
     try {
+      await cleanUpAfterDeadProcesses(store, ctx.logger);
       const n = await store.sql.migrationCount();
       ctx.out(`database ${target.display} is up to date (${n} migrations applied)`);
     } finally {

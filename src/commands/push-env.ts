@@ -6,6 +6,7 @@ import { PushQueue } from "../queue/push.js";
 import { type Clients, createClients } from "../runtime.js";
 import { openStore } from "../store/open.js";
 import type { Store } from "../store/port.js";
+import { cleanUpAfterDeadProcesses } from "../sync/housekeeping.js";
 
 export interface PushEnv {
   store: Store;
@@ -20,6 +21,7 @@ export async function withPushQueue<T>(
 ): Promise<T> {
   await assertRedis(cfg.redisUrl);
   const store = await openStore(cfg.database);
+  await cleanUpAfterDeadProcesses(store, logger, cfg.sync.leaseMs);
   const clients = createClients(cfg, logger);
   const queue = new PushQueue({ cfg, outbox: store.outbox, clients, logger });
   try {

@@ -36,12 +36,13 @@ export async function runSyncCommand(cfg: Config, opts: SyncCommandOptions): Pro
   const view = stream ? new SyncProgressView(stream, opts.logger) : null;
   let results: CompanySyncResult[];
   try {
-    await cleanUpAfterDeadProcesses(store, opts.logger);
+    await cleanUpAfterDeadProcesses(store, opts.logger, cfg.sync.leaseMs);
     results = await syncCompanies(
       (id) => ({
         store,
         client: clients.clientFor(id),
         logger: opts.logger,
+        leaseMs: cfg.sync.leaseMs,
         ...(opts.signal ? { signal: opts.signal } : {}),
         ...(view ? { onProgress: (p) => view.update(p) } : {}),
       }),

@@ -48,6 +48,8 @@ const syncSchema = z
     everyMinutes: positiveInt.optional(),
     concurrency: positiveInt.max(64).default(4),
     staleAfter: duration().optional(),
+    /** How long a sync's claim on its company lasts unrenewed (renewed every sixth of it). */
+    lease: duration(2000).default(60_000),
   })
   .prefault({})
   .transform((s, ctx) => {
@@ -60,7 +62,7 @@ const syncSchema = z
       return z.NEVER;
     }
     const every = s.every ?? (s.everyMinutes === undefined ? DEFAULT_SYNC_EVERY_MS : s.everyMinutes * 60_000);
-    return { every, concurrency: s.concurrency, staleAfter: s.staleAfter ?? null };
+    return { every, concurrency: s.concurrency, staleAfter: s.staleAfter ?? null, leaseMs: s.lease };
   });
 
 const serverSchema = (env: NodeJS.ProcessEnv) =>

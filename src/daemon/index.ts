@@ -74,7 +74,7 @@ export async function runDaemon(cfg: Config, opts: DaemonOptions): Promise<numbe
   const monitor = sync ? new FreshnessMonitor({ cfg, store, logger, states }) : null;
   let server: RunningServer | null = null;
   try {
-    await cleanUpAfterDeadProcesses(store, logger);
+    await cleanUpAfterDeadProcesses(store, logger, cfg.sync.leaseMs);
     if (sync) {
       await sync.schedule();
       sync.startWorker();

@@ -8,6 +8,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "../log.js";
 
 const REMIND_MS = 60_000;
+const LOST_JOB = /^Missing (key|lock) for job /;
 
 export class RedisWatch {
   readonly #down = new Set<Redis>();
@@ -15,6 +16,8 @@ export class RedisWatch {
   #lastLine = 0;
   #lastError = "";
   readonly #onBack: (() => void)[] = [];
+  #lostJobs = 0;
+  #lostTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly logger: Logger,
@@ -52,6 +55,20 @@ export class RedisWatch {
 
   /** An error from BullMQ (a command that failed while Redis is away): counted, not printed each time. */
   noteError(message: string): void {
+    // Jobs that were running when Redis went away empty: BullMQ cannot finish them. Expected,
+    // and harmless (their rows are queued again): one line for all of them.
+    if (LOST_JOB.test(message)) {
+      this.#lostJobs++;
+      this.#lostTimer ??= setTimeout(() => {
+        this.logger.info(
+          { redis: this.where, jobs: this.#lostJobs },
+          "jobs that were running when Redis went away were lost with its data; their rows are queued again",
+        );
+        this.#lostJobs = 0;
+        this.#lostTimer = null;
+      }, 1000).unref();
+      return;
+    }
     if (this.#since === null) {
       this.logger.warn({ redis: this.where, err: message }, "redis error");
       return;

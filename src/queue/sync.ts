@@ -60,6 +60,7 @@ export class SyncQueue extends OwnedQueue {
             store,
             client: clients.clientFor(companyId),
             logger,
+            leaseMs: cfg.sync.leaseMs,
             ...(this.deps.telemetry ? { telemetry: this.deps.telemetry } : {}),
             ...(this.deps.signal ? { signal: this.deps.signal } : {}),
           },

@@ -90,6 +90,7 @@ export async function syncCompany(deps: SyncDeps, input: CompanySyncInput): Prom
   const onStop = () => abort.abort(new Cancelled("the process is stopping"));
   deps.signal?.addEventListener("abort", onStop, { once: true });
   if (deps.signal?.aborted) onStop();
+  let leaseLost = false;
   const beat = setInterval(() => {
     const now = clock();
     store.runs
@@ -98,7 +99,12 @@ export async function syncCompany(deps: SyncDeps, input: CompanySyncInput): Prom
         store.runs.renewLease(companyId, lease.token, new Date(now.getTime() + leaseMs).toISOString()),
       )
       .then((ours) => {
-        if (!ours) abort.abort(new Cancelled("its lease was taken over by another process"));
+        // Taken over after we stalled past the lease (a pause, a frozen VM): go on; if the
+        // other run applied a newer snapshot first, the store discards ours (superseded).
+        if (!ours && !leaseLost) {
+          leaseLost = true;
+          log.warn({ runId }, "the lease of this company was taken over by another process after a stall");
+        }
       })
       .catch((err: Error) => log.warn({ err: err.message }, "heartbeat of the sync run failed"));
   }, leaseMs / 6);

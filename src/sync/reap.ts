@@ -10,6 +10,9 @@ import { isGoneHere } from "./owner.js";
 
 /** A live run beats every few seconds; three missed leases mean its process is gone. */
 export const STALE_MS = 3 * LEASE_MS;
+
+/** How long a run may be silent before it counts as dead, for a lease of `leaseMs`. */
+export const staleAfterLease = (leaseMs: number) => 3 * leaseMs;
 const LEGACY_MS = 60 * 60_000;
 
 export interface Reaped {
@@ -18,7 +21,12 @@ export interface Reaped {
   reason: string;
 }
 
-export async function reapDeadRuns(runs: RunStore, me: Owner, now: Date): Promise<Reaped[]> {
+export async function reapDeadRuns(
+  runs: RunStore,
+  me: Owner,
+  now: Date,
+  staleMs = STALE_MS,
+): Promise<Reaped[]> {
   const reaped: Reaped[] = [];
   for (const run of await runs.open()) {
     const beat = Date.parse(run.heartbeatAt ?? run.startedAt);
@@ -26,7 +34,7 @@ export async function reapDeadRuns(runs: RunStore, me: Owner, now: Date): Promis
     let reason: string | null = null;
     if (run.owner && isGoneHere(run.owner, me))
       reason = `its process ${run.owner.host}:${run.owner.pid} is gone`;
-    else if (run.owner && silentMs > STALE_MS)
+    else if (run.owner && silentMs > staleMs)
       reason = `its process ${run.owner.host}:${run.owner.pid} has not been heard from for ${Math.round(silentMs / 1000)}s`;
     else if (!run.owner && silentMs > LEGACY_MS) reason = "the process ended before the run finished";
     if (reason === null) continue;
