@@ -75,6 +75,7 @@ export function summaryLine(r: CompanySyncResult): string {
   return (
     `company ${r.companyId}: ${r.status} in ${(r.durationMs / 1000).toFixed(1)}s${run} - ` +
     `fetched ${c.fetched}, inserted ${c.inserted}, updated ${c.updated}, unchanged ${c.unchanged}, ` +
-    `deleted ${c.deleted}, rejected ${c.rejected}`
+    `deleted ${c.deleted}, rejected ${c.rejected}` +
+    (r.deletionsHeldBack === null ? "" : `; deletions held back (${r.deletionsHeldBack} plan(s))`)
   );
 }

@@ -53,6 +53,8 @@ export interface CompanySyncResult {
   counts: RunCounts;
   /** One line per problem (plan list failure, report errors, held-back deletions, skip reason). */
   errors: string[];
+  /** Live plans missing from the list that were not marked deleted (null: deletions applied, or no list). */
+  deletionsHeldBack: number | null;
   durationMs: number;
 }
 
@@ -73,8 +75,17 @@ export async function syncCompany(deps: SyncDeps, input: CompanySyncInput): Prom
   const owner = deps.owner ?? thisProcess();
   const leaseMs = deps.leaseMs ?? LEASE_MS;
   const elapsed = () => clock().getTime() - started.getTime();
+  const heldBack: { plans: number | null } = { plans: null };
   const result = (runId: number | null, status: SyncOutcome, counts: RunCounts, errors: string[]) => {
-    const r: CompanySyncResult = { runId, companyId, status, counts, errors, durationMs: elapsed() };
+    const r: CompanySyncResult = {
+      runId,
+      companyId,
+      status,
+      counts,
+      errors,
+      deletionsHeldBack: heldBack.plans,
+      durationMs: elapsed(),
+    };
     telemetry.syncFinished(companyId, status, r.durationMs / 1000, counts);
     return r;
   };
@@ -153,6 +164,7 @@ export async function syncCompany(deps: SyncDeps, input: CompanySyncInput): Prom
           reports,
           counts,
           errors,
+          heldBack,
         }),
       abort.signal,
     );

@@ -21,9 +21,9 @@ export interface SnapshotInput {
   counts: RunCounts;
   /** Receives one line per problem, for the run's summary. */
   errors: string[];
+  /** Set to how many live plans were missing from a list whose deletions were held back. */
+  heldBack: { plans: number | null };
 }
-
-type Ops = Generator<SnapshotOp, void>;
 
 export function* snapshotOps(
   index: SnapshotIndex,
@@ -37,7 +37,7 @@ export function* snapshotOps(
     errors.push(`plans: ${e.message}`);
     yield planError(e.code, e.status ?? null, e.message);
   } else {
-    plansOk = yield* planOps(index, input.companyId, input.plans.records, counts, errors);
+    plansOk = yield* planOps(index, input, input.plans.records);
   }
   const reportErrors = yield* reportOps(index, input, plansOk);
   const plansApplied = !("error" in input.plans);
@@ -60,11 +60,10 @@ const planError = (code: string, httpStatus: number | null, message: string): Sn
  */
 function* planOps(
   index: SnapshotIndex,
-  companyId: number,
+  input: SnapshotInput,
   records: Iterable<Buffer>,
-  counts: RunCounts,
-  errors: string[],
 ): Generator<SnapshotOp, boolean> {
+  const { companyId, counts, errors } = input;
   const { byHash, byId } = index.plans;
   const seen = new Set<number>();
   /** Unchanged plans: their last_seen_at is set once the list is complete. */
@@ -131,7 +130,7 @@ function* planOps(
     yield planError("COMPANY_MISMATCH", null, message);
   }
   if (anonymous > 0 || foreign) {
-    yield* heldBack(unchanged, anonymous, foreign, byId, seen, errors);
+    input.heldBack.plans = yield* heldBack(unchanged, anonymous, foreign, byId, seen, errors);
     return !foreign;
   }
   for (const [id, known] of byId) {
@@ -152,7 +151,7 @@ function* heldBack(
   byId: SnapshotIndex["plans"]["byId"],
   seen: ReadonlySet<number>,
   errors: string[],
-): Ops {
+): Generator<SnapshotOp, number> {
   for (const id of unchanged) yield { op: "plan.touch", id };
   let missing = 0;
   for (const [id, known] of byId) if (!known.deleted && !seen.has(id)) missing++;
@@ -162,6 +161,7 @@ function* heldBack(
   const message = `${missing} plan(s) missing from the list were not marked deleted: ${why}`;
   errors.push(`plans: deletions held back: ${message}`);
   yield planError("DELETIONS_HELD_BACK", null, message);
+  return missing;
 }
 
 /** Returns how many reports could not be fetched (not counting a 404 that means deleted). */

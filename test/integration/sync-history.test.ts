@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { summaryLine } from "../../src/commands/sync.js";
 import { admin, FIRST, type Harness, putPlan, rows, scalar, simPlan, startHarness } from "./sync-harness.js";
 
 const T1 = "2025-01-01T00:00:00.000Z";
@@ -154,13 +155,29 @@ describe("records that fail validation", () => {
     );
   });
 
-  it("deletes nothing when a rejected record has no id", async () => {
+  it("deletes nothing when a rejected record has no id, ends partial, and says why in sync_errors", async () => {
     await admin(h.sim, "DELETE", `companies/${FIRST}/plans/1006`);
     await putPlan(h.sim, FIRST, 1998, { company_id: FIRST, plan_name: "no id at all" });
     const result = await h.sync(FIRST, { at: T2 });
     expect(result.counts).toMatchObject({ rejected: 1, deleted: 0 });
+    expect(result.status).toBe("partial");
+    expect(result.deletionsHeldBack).toBe(1);
+    expect(summaryLine(result)).toMatch(
+      /^company 5251: partial .* rejected 1; deletions held back \(1 plan\(s\)\)$/,
+    );
     expect(scalar(h.store.sqlite, "SELECT count(*) FROM plans WHERE deleted_at IS NOT NULL")).toBe(0);
     expect(scalar(h.store.sqlite, "SELECT entity_id FROM rejected_records")).toBeNull();
+    expect(
+      rows(h.store.sqlite, "SELECT entity, code, message FROM sync_errors WHERE run_id = ?", result.runId),
+    ).toEqual([
+      {
+        entity: "plans",
+        code: "DELETIONS_HELD_BACK",
+        message:
+          "1 plan(s) missing from the list were not marked deleted: 1 rejected record(s) have no usable id, so any of them may be a plan that seems gone",
+      },
+    ]);
+    expect(scalar(h.store.sqlite, "SELECT status FROM sync_runs WHERE id = ?", result.runId)).toBe("partial");
   });
 
   it("stores a plan with unknown fields and unknown enum values, keeping them in raw_json", async () => {
