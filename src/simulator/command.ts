@@ -31,7 +31,8 @@ Options:
   --drop-half-rate F         Fraction 0..1 of successful creates that are stored, answered
                              with 200, the headers and half the body, then cut (default 0)
   --plan-list-delay-ms N     Delay before the first byte of every GET /api/plans
-                             (not reports, not creates) (default 0)
+                             (not reports, not creates); the list sent is the one at
+                             the moment the request arrived (default 0)
   --plan-list-delay-once-ms N
                              Delay of the next GET /api/plans only; the option then
                              resets itself to 0 (default 0)

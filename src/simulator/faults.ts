@@ -14,7 +14,10 @@ export interface FaultOptions {
   latencyMs: number;
   /** Fraction of successful creates whose socket is destroyed after the scenario is stored, before any byte. */
   dropAfterCommitRate: number;
-  /** Delay before the first byte of every GET /api/plans (not reports, not creates). */
+  /**
+   * Delay before the first byte of every GET /api/plans (not reports, not creates). The list
+   * is the one at the moment the request arrived.
+   */
   planListDelayMs: number;
   /** Delay of the next GET /api/plans only; the option then resets itself to 0. */
   planListDelayOnceMs: number;

@@ -1,7 +1,7 @@
 /**
- * Fault injection for /api/* requests: delays before the first byte (latency, plan-list delays,
- * slow requests), then 429 (with bursts) and 500 from the seeded dice. Faults on the answer
- * itself (a create cut after it was stored) live with that route.
+ * Fault injection for /api/* requests: delays before the first byte (latency, slow requests),
+ * then 429 (with bursts) and 500 from the seeded dice. Faults on the answer itself (a create
+ * cut after it was stored, a plan list taken at once and sent late) live with their route.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RequestContext } from "./context.js";
@@ -20,7 +20,6 @@ export async function injectFaults(ctx: RequestContext, route: FaultRoute): Prom
   const { state, res } = ctx;
   const faults = state.faults;
   let waitMs = faults.latencyMs;
-  if (route.key === PLAN_LIST_ROUTE) waitMs += faults.planListDelayMs + state.takePlanListDelayOnce();
   // Rolled only when set: a rate of 0 draws nothing, so seeded runs without it stay aligned.
   if (state.dice.roll(faults.slowRate)) waitMs += faults.slowMs;
   if (waitMs > 0 && !(await hold(ctx, waitMs))) return true;
@@ -51,7 +50,7 @@ function rateLimited(ctx: RequestContext, retryAfterSeconds: number): void {
  * as on a real server, the request is still processed (a create that timed out may still be
  * stored). Only closing the simulator ends it; false then: nothing more to do.
  */
-async function hold(ctx: RequestContext, ms: number): Promise<boolean> {
+export async function hold(ctx: RequestContext, ms: number): Promise<boolean> {
   const { state } = ctx;
   state.stats.held++;
   try {

@@ -4,6 +4,7 @@
  */
 import type { RequestContext } from "./context.js";
 import { headerValue, parseId, sendBytes, sendError } from "./http.js";
+import { hold } from "./inject.js";
 
 const UNAUTHORIZED_MESSAGE = {
   missing: "Full authentication is required to access this resource",
@@ -50,11 +51,20 @@ export function checkCompanyHeader(ctx: RequestContext, companyId: number): bool
 }
 
 /** GET /api/plans: every plan of the token's company, as one cached JSON array. */
-export function handlePlans(ctx: RequestContext): void {
+/**
+ * GET /api/plans. The list is taken when the request arrives; the plan-list delays hold it
+ * before its first byte, as a server that builds its answer and then sends it slowly: a delayed
+ * answer is an older snapshot than one asked for later and answered at once.
+ */
+export async function handlePlans(ctx: RequestContext): Promise<void> {
   const companyId = authorize(ctx, "Unauthorized");
   if (companyId === undefined) return;
-  const plans = ctx.state.plans.get(companyId);
-  sendBytes(ctx.res, 200, plans ? plans.body() : Buffer.from("[]"));
+  const { state } = ctx;
+  const plans = state.plans.get(companyId);
+  const body = plans ? plans.body() : Buffer.from("[]");
+  const wait = state.faults.planListDelayMs + state.takePlanListDelayOnce();
+  if (wait > 0 && !(await hold(ctx, wait))) return;
+  sendBytes(ctx.res, 200, body);
 }
 
 /** GET /api/scheduled-reports/scheduled/{id}?companyId=X */
