@@ -93,8 +93,8 @@ export interface PushHarness {
 
 export interface HarnessOptions {
   sim?: SimulatorOptions;
-  /** Merged over the default config (top level; `push`/`http` replace whole sections). */
-  config?: Record<string, unknown>;
+  /** Merged over the default config (top level; `push`/`http` replace whole sections); a function gets the simulator. */
+  config?: Record<string, unknown> | ((sim: RunningSimulator) => Record<string, unknown>);
 }
 
 /** Config for the simulator: every company with its static token, fast HTTP, a unique prefix. */
@@ -116,7 +116,8 @@ export async function startPushHarness(opts: HarnessOptions = {}): Promise<PushH
   const sim = await startSimulator({ port: 0, plans: 1, reports: 0, ...opts.sim });
   const dir = mkdtempSync(join(tmpdir(), "tas-push-test-"));
   const prefix = `tas-test-${randomUUID()}`;
-  const raw = simConfig(sim, dir, prefix, opts.config ?? {});
+  const over = typeof opts.config === "function" ? opts.config(sim) : (opts.config ?? {});
+  const raw = simConfig(sim, dir, prefix, over);
   const configPath = join(dir, "config.json");
   writeFileSync(configPath, JSON.stringify(raw, null, 2));
   const cfg = parseConfig(raw, configPath);
