@@ -1,0 +1,76 @@
+/**
+ * A one-shot sync killed with kill -9 leaves a run marked running and a spool file: the next
+ * command that writes (here `migrate`) marks the run failed, saying why, and removes the spool.
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningSimulator, startSimulator } from "../../src/simulator/server.js";
+import { openSqliteStore } from "../../src/store/sqlite/index.js";
+import { cli, ensureBuilt, startCli } from "../support/built-cli.js";
+import { until } from "../support/daemon.js";
+
+let sim: RunningSimulator;
+let dir: string;
+beforeAll(async () => {
+  await ensureBuilt();
+  sim = await startSimulator({
+    port: 0,
+    companies: 1,
+    plans: 5,
+    reports: 0,
+    faults: { planListDelayMs: 30_000 },
+  });
+  dir = mkdtempSync(join(tmpdir(), "tas-dead-run-"));
+}, 180_000);
+afterAll(async () => {
+  await sim?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("a sync killed with kill -9", () => {
+  it("is marked failed with its reason by the next command that writes, and its spool is removed", async () => {
+    const company = sim.companies[0];
+    if (!company) throw new Error("no company");
+    const database = join(dir, "t.db");
+    const config = join(dir, "c.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        baseUrl: sim.baseUrl,
+        database,
+        logLevel: "warn",
+        http: { timeoutMs: 60_000, maxAttempts: 1, maxRequestsPerSecond: 1000 },
+        companies: [{ id: company.id, auth: { token: company.staticToken } }],
+      }),
+    );
+    const sync = startCli(["sync", "--config", config]);
+    const pid = sync.child.pid as number;
+    const spools = () => readdirSync(tmpdir()).filter((n) => n.startsWith(`tas-spool-${pid}-`));
+    const store = openSqliteStore(database);
+    try {
+      const status = () =>
+        store.sqlite.prepare("SELECT status, error FROM sync_runs").get() as
+          | { status: string; error: string | null }
+          | undefined;
+      await until("the run to start", () => (status()?.status === "running" ? true : undefined));
+      expect(spools()).toHaveLength(1);
+      sync.child.kill("SIGKILL");
+      expect((await sync.done).signal).toBe("SIGKILL");
+      expect(status()?.status).toBe("running");
+
+      const migrate = await cli(["migrate", "--config", config, "--log-level", "warn"]);
+      expect(migrate.code).toBe(0);
+      expect(status()).toEqual({
+        status: "failed",
+        error: expect.stringMatching(new RegExp(`abandoned: its process .*:${pid} is gone`)),
+      });
+      expect(migrate.stderr).toContain("marked failed");
+      expect(spools()).toEqual([]);
+      expect(existsSync(database)).toBe(true);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+});
