@@ -1,5 +1,7 @@
-/** Helpers of bench:push: seed files, the raw POST loop, the simulator's view, Redis cleanup. */
+/** Helpers of bench:push: seed files, the raw POST loop, raw addBulk, the simulator's view, Redis cleanup. */
+import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
+import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { Agent, request } from "undici";
 
@@ -148,4 +150,52 @@ export async function deleteKeys(redisUrl: string, prefix: string): Promise<numb
     redis.disconnect();
   }
   return deleted;
+}
+
+/** PushQueue.enqueue's chunking (src/queue/push.ts: ENQUEUE_CHUNK, ENQUEUE_IN_FLIGHT), mirrored. */
+const RAW_CHUNK = 1000;
+const RAW_IN_FLIGHT = 4;
+
+/**
+ * The raw cost of queueing `jobs` jobs: plain BullMQ `addBulk` on a plain ioredis connection
+ * under a fresh `prefix`, in chunks as PushQueue.enqueue sends them. The jobs are minimal (data
+ * `{ key }`), with the same options shape as a create job, all built before the clock starts.
+ */
+export async function rawAddBulk(
+  redisUrl: string,
+  prefix: string,
+  jobs: number,
+): Promise<{ ms: number; waiting: number }> {
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const queue = new Queue("push", { connection: redis, prefix });
+  try {
+    await queue.waitUntilReady();
+    const all = Array.from({ length: jobs }, (_, i) => {
+      const key = `raw-${i}`;
+      const jobId = `scn-${createHash("sha1").update(key).digest("hex")}`;
+      const opts = {
+        jobId,
+        attempts: 8,
+        backoff: { type: "exponential", delay: 1000 },
+        removeOnComplete: true,
+        removeOnFail: true,
+      };
+      return { name: "raw", data: { key }, opts };
+    });
+    const inFlight = new Set<Promise<unknown>>();
+    const t0 = performance.now();
+    for (let i = 0; i < all.length; i += RAW_CHUNK) {
+      const added: Promise<unknown> = queue
+        .addBulk(all.slice(i, i + RAW_CHUNK))
+        .finally(() => inFlight.delete(added));
+      inFlight.add(added);
+      if (inFlight.size >= RAW_IN_FLIGHT) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+    const ms = performance.now() - t0;
+    return { ms, waiting: await queue.getWaitingCount() };
+  } finally {
+    await queue.close();
+    redis.disconnect();
+  }
 }

@@ -6,7 +6,8 @@
  *    push.concurrency 16 and 64, three rounds each after a warm-up of both sides; the target
  *    is judged on the median round at the last level (64, a bulk push's setting).
  * 2. 3,000 rows at ratePerSecond 200: creations per calendar second as the simulator saw them.
- * 3. A 100,000-row NDJSON file: rows/s to validate, record in the outbox and enqueue (no worker).
+ * 3. A 100,000-row NDJSON file: rows/s to validate, record in the outbox and enqueue (no worker),
+ *    as a ratio to raw BullMQ addBulk of as many minimal jobs in the same run (./push-enqueue.ts).
  * Each phase has its own BullMQ prefix under tas-bench-<uuid>; every key is deleted at the end.
  */
 import { randomUUID } from "node:crypto";
@@ -21,6 +22,7 @@ import { PushQueue } from "../src/queue/push.js";
 import { createClients } from "../src/runtime.js";
 import type { StatusCounts } from "../src/store/port-outbox.js";
 import { openSqliteStore } from "../src/store/sqlite/index.js";
+import { enqueuePhase } from "./push-enqueue.js";
 import {
   deleteKeys,
   perSecond,
@@ -241,49 +243,23 @@ async function ratePhase(env: Env): Promise<boolean> {
   return ok;
 }
 
-async function enqueuePhase(env: Env): Promise<boolean> {
-  const seedPath = seedFile(env, "enqueue.ndjson", ENQUEUE_ROWS, "enq");
-  const cfg = configFor(env, "enqueue", 10);
-  const store = openSqliteStore(cfg.database.display);
-  const clients = createClients(cfg, env.logger);
-  const queue = new PushQueue({ cfg, outbox: store.outbox, clients, logger: env.logger });
-  try {
-    await queue.queue.waitUntilReady();
-    const t0 = performance.now();
-    const seed = await loadSeed(cfg, seedPath);
-    const t1 = performance.now();
-    const submitted = await recordSeed(store.outbox, seed, randomUUID(), new Date().toISOString());
-    const t2 = performance.now();
-    await queue.enqueue(submitted.toEnqueue);
-    const t3 = performance.now();
-    const waiting = await queue.queue.getWaitingCount();
-    const rate = ENQUEUE_ROWS / ((t3 - t0) / 1000);
-    const ok = rate >= 20_000 && seed.valid.length === ENQUEUE_ROWS && waiting === submitted.toEnqueue.length;
-
-    console.log("");
-    console.log(`validate + record + enqueue a ${fmt(ENQUEUE_ROWS)}-row NDJSON file (no worker running)`);
-    console.log(
-      `  validate (loadSeed)        ${fmt(t1 - t0)} ms  (${fmt(seed.valid.length)} valid, ${seed.problems.length} problems)`,
-    );
-    console.log(`  record (recordSeed)        ${fmt(t2 - t1)} ms  (${fmt(submitted.recorded)} outbox rows)`);
-    console.log(
-      `  enqueue (BullMQ addBulk)   ${fmt(t3 - t2)} ms  (${fmt(submitted.toEnqueue.length)} jobs; ${fmt(waiting)} waiting; children wait for their parents)`,
-    );
-    console.log(`  total                      ${fmt(t3 - t0)} ms = ${fmt(rate)} rows/s`);
-    console.log(`  enqueue rate               = ${fmt(rate)} rows/s  (target >= 20,000)  ${verdict(ok)}`);
-    return ok;
-  } finally {
-    await queue.close();
-    await clients.close();
-    await store.close();
-  }
+/** Phase 3, in ./push-enqueue.ts; its raw addBulk runs get prefixes of their own. */
+function enqueue(env: Env): Promise<boolean> {
+  return enqueuePhase({
+    cfg: configFor(env, "enqueue", 10),
+    seedPath: seedFile(env, "enqueue.ndjson", ENQUEUE_ROWS, "enq"),
+    rows: ENQUEUE_ROWS,
+    redisUrl: REDIS_URL,
+    rawPrefix: `${env.prefix}-enqraw`,
+    logger: env.logger,
+  });
 }
 
 async function phases(env: Env): Promise<boolean[]> {
   const all = [
     ["nolimit", noLimitPhase],
     ["rate", ratePhase],
-    ["enqueue", enqueuePhase],
+    ["enqueue", enqueue],
   ] as const;
   const results: boolean[] = [];
   for (const [name, phase] of all) {

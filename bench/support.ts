@@ -29,6 +29,9 @@ export async function spawnSimulator(args: string[]): Promise<SpawnedSimulator> 
     proc,
     stop: () =>
       new Promise((resolve) => {
+        // Already gone (a signal to the whole group, a crash): "exit" will not fire again, and
+        // waiting for it would let the process end without its cleanup.
+        if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
         proc.once("exit", () => resolve());
         proc.kill("SIGTERM");
       }),

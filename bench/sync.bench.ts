@@ -2,6 +2,8 @@
  * npm run bench:sync — 100,000 plans (a third mobile) for one company from the simulator.
  * Prints plans/s of a full sync and of a no-change re-sync, peak RSS, and as the baseline a
  * raw better-sqlite3 prepared-statement loop inserting the same rows in one transaction.
+ * Then 8 companies whose plan lists are slow to start: one sync of all 8 at sync.concurrency 8
+ * against the sum of syncing each alone (./sync-concurrent.ts).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,10 +19,23 @@ import { contentHash } from "../src/sync/record.js";
 import { planSchema } from "../src/wire/schemas.js";
 import { baselineOps, runBaseline } from "./raw-baseline.js";
 import { fmt, peakRssMb, spawnSimulator, verdict } from "./support.js";
+import { concurrentPhase } from "./sync-concurrent.js";
 
 const PLANS = Number(process.env.BENCH_PLANS ?? 100_000);
 
 async function main(): Promise<void> {
+  await throughputPhases();
+  // After the first simulator is gone: its own simulator, so the plan-list delay reaches nothing else.
+  const dir = mkdtempSync(join(tmpdir(), "tas-bench-sync-"));
+  try {
+    await concurrentPhase(dir, createLogger({ level: "warn", pretty: false }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One company's full sync, no-change re-sync and peak RSS, against the raw insert loop. */
+async function throughputPhases(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "tas-bench-sync-"));
   const sim = await spawnSimulator(["--companies", "1", "--plans", String(PLANS), "--reports", "3"]);
   const company = sim.companies[0];
