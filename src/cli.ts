@@ -2,7 +2,8 @@
 import { parseArgs } from "node:util";
 import { commands } from "./commands/index.js";
 import { type Command, type Flags, UsageError } from "./commands/types.js";
-import { configPath, loadConfig } from "./config/index.js";
+import { type Config, configPath, loadConfig } from "./config/index.js";
+import { configWarnings } from "./config/warnings.js";
 import { UserError } from "./errors.js";
 import { createLogger } from "./log.js";
 
@@ -89,6 +90,7 @@ async function run(
     return 2;
   }
   let logger = createLogger({ level: level ?? "info" });
+  let loaded: Config | undefined;
   const controller = new AbortController();
   const stop = () => controller.abort();
   process.once("SIGINT", stop);
@@ -102,11 +104,14 @@ async function run(
         return logger;
       },
       config() {
+        if (loaded) return loaded;
         const cfg = loadConfig(configPath(typeof flags.config === "string" ? flags.config : undefined));
         if (!level) {
           level = cfg.logLevel;
           logger = createLogger({ level });
         }
+        for (const warning of configWarnings(cfg)) logger.warn(`config: ${warning}`);
+        loaded = cfg;
         return cfg;
       },
       stopSignal: controller.signal,
