@@ -7,12 +7,18 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
+// The last resort (main() reports every error of a command itself): one line, with the
+// command's name when the first argument is one, like every other error line.
+const first = process.argv[2];
+const prefix =
+  first && /^[a-z][a-z-]*$/.test(first) && first !== "help" ? `tas-sync ${first}: ` : "tas-sync: ";
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
   (err: unknown) => {
-    process.stderr.write(`tas-sync: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`${prefix}${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;
   },
 );

@@ -266,7 +266,7 @@ async function unusedPort(): Promise<number> {
 }
 
 describe("tas-sync daemon (built CLI)", () => {
-  it("starts, runs the scheduled syncs, and exits 0 within seconds of SIGTERM", async () => {
+  it("starts, runs the scheduled syncs, and exits 143 within seconds of SIGTERM", async () => {
     const raw = rawConfig({ logLevel: "info" });
     const { child, exited } = spawnCli(["daemon", "--config", writeConfig(raw)]);
     const sqlite = storeFor(parseConfig(raw, "(test)"));
@@ -285,7 +285,7 @@ describe("tas-sync daemon (built CLI)", () => {
 
     child.kill("SIGTERM");
     const result = await exited;
-    expect(result).toMatchObject({ code: 0, signal: null });
+    expect(result).toMatchObject({ code: 143, signal: null });
     expect(result.stderr).toContain("daemon started");
     expect(result.stderr).toContain("stopping");
   }, 60_000);
