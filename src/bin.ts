@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { main } from "./cli.js";
+import { commands } from "./commands/index.js";
 
 // `tas-sync status | head` closes our stdout early: that is not an error.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {
