@@ -11,8 +11,7 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
 // The last resort (main() reports every error of a command itself): one line, with the
 // command's name when the first argument is one, like every other error line.
 const first = process.argv[2];
-const prefix =
-  first && /^[a-z][a-z-]*$/.test(first) && first !== "help" ? `tas-sync ${first}: ` : "tas-sync: ";
+const prefix = commands.some((c) => c.name === first) ? `tas-sync ${first}: ` : "tas-sync: ";
 
 main(process.argv.slice(2)).then(
   (code) => {
