@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli, ensureBuilt, ROOT } from "../support/built-cli.js";
 
 /** The ```sql blocks of one section of a markdown text, split into statements. */
-export function sqlStatements(markdown: string, heading: string): string[] {
+function sqlStatements(markdown: string, heading: string): string[] {
   const start = markdown.indexOf(`\n${heading}\n`);
   if (start < 0) throw new Error(`no section "${heading}"`);
   const end = markdown.indexOf("\n## ", start + heading.length + 1);
