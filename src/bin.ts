@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { main } from "./cli.js";
+import { commands } from "./commands/index.js";
 
 // `tas-sync status | head` closes our stdout early: that is not an error.
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {
@@ -16,11 +17,15 @@ const exitSoon = (code: number) => {
   process.exitCode = code;
   setTimeout(() => process.exit(code), 1000).unref();
 };
+// The last resort (main() reports every error of a command itself): one line, with the
+// command's name when the first argument is one, like every other error line.
+const first = process.argv[2];
+const prefix = commands.some((c) => c.name === first) ? `tas-sync ${first}: ` : "tas-sync: ";
 
 main(process.argv.slice(2)).then(
   (code) => exitSoon(code),
   (err: unknown) => {
-    process.stderr.write(`tas-sync: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`${prefix}${err instanceof Error ? err.message : String(err)}\n`);
     exitSoon(1);
   },
 );

@@ -1,11 +1,17 @@
-/** tas-sync command line: parse arguments, call a command, set the exit code. Wiring only. */
+/**
+ * tas-sync command line: parse arguments, call a command, set the exit code. Wiring only.
+ * Only the catalogue (names, help texts, option specs) is imported up front: `--help` and
+ * `<command> --help` answer without loading any command's implementation.
+ */
 import { parseArgs } from "node:util";
 import { commands } from "./commands/index.js";
-import { type Command, type Flags, UsageError } from "./commands/types.js";
-import { type Config, configPath, loadConfig } from "./config/index.js";
+import { SIGNAL_EXIT_CODES, type StopWatch, watchStopSignals } from "./commands/signals.js";
+import { closestName } from "./commands/suggest.js";
+import type { CommandContext, CommandSpec, Flags, PassthroughSpec } from "./commands/types.js";
+import type { Config } from "./config/index.js";
 import { configWarnings } from "./config/warnings.js";
 import { UserError } from "./errors.js";
-import { createLogger } from "./log.js";
+import type { Logger } from "./log.js";
 
 const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
 
@@ -35,98 +41,181 @@ function usage(): string {
   ].join("\n");
 }
 
+/** Writes each line of `message` as `tas-sync <command>: line` on stderr. */
+function fail(command: string | null, message: string): void {
+  const prefix = command ? `tas-sync ${command}: ` : "tas-sync: ";
+  process.stderr.write(
+    `${message
+      .split("\n")
+      .map((l) => prefix + l)
+      .join("\n")}\n`,
+  );
+}
+
+function unknownCommand(name: string): number {
+  if (name.startsWith("-")) {
+    fail(null, `expected a command before the options, got "${name}" (see tas-sync --help)`);
+    return 2;
+  }
+  const near = closestName(
+    name,
+    commands.map((c) => c.name),
+  );
+  const hint = near ? `did you mean "${near}"? ` : "";
+  fail(null, `unknown command "${name}" (${hint}see tas-sync --help)`);
+  return 2;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const [name, ...rest] = argv;
-  if (!name || name === "--help" || name === "-h" || name === "help") {
+  if (!name || name === "--help" || name === "-h") {
     out(usage());
     return name ? 0 : 2;
   }
-  const command = commands.find((c) => c.name === name);
-  if (!command) {
-    process.stderr.write(`tas-sync: unknown command "${name}"\n\n${usage()}\n`);
-    return 2;
+  if (name === "help") {
+    const topic = rest[0] === undefined ? undefined : commands.find((c) => c.name === rest[0]);
+    if (rest[0] !== undefined && !topic) return unknownCommand(rest[0]);
+    if (topic && !topic.passthrough) out(topic.help);
+    else if (topic) return main([topic.name, "--help"]);
+    else out(usage());
+    return 0;
   }
-  // A command that parses its own arguments (the simulator).
-  if (command.passthrough) return command.passthrough(rest);
+  const command = commands.find((c) => c.name === name);
+  if (!command) return unknownCommand(name);
+  return command.passthrough ? passthrough(command, rest) : parseAndRun(command, rest, out);
+}
+
+/** A command that parses its own argv (the simulator); it runs until the first signal. */
+async function passthrough(command: PassthroughSpec, argv: string[]): Promise<number> {
+  const stop = watchStopSignals(command.name);
+  try {
+    const run = await command.passthrough();
+    return exitCode(stop, await run(argv, { stop: stop.stopped }));
+  } finally {
+    stop.dispose();
+  }
+}
+
+async function parseAndRun(command: CommandSpec, argv: string[], out: (l: string) => void): Promise<number> {
   let flags: Flags;
   let positionals: string[];
   try {
     const parsed = parseArgs({
-      args: rest,
+      args: argv,
       options: { ...GLOBAL_OPTIONS, ...command.options },
       allowPositionals: true,
       strict: true,
     });
     flags = parsed.values as Flags;
     positionals = parsed.positionals;
-    if (positionals.length > (command.positionals ?? 0)) {
-      throw new UsageError(`unexpected argument "${positionals[command.positionals ?? 0]}"`);
-    }
   } catch (err) {
-    process.stderr.write(`tas-sync ${name}: ${(err as Error).message}\n\n${command.help}\n`);
+    fail(command.name, `${parseError(err)} (see tas-sync ${command.name} --help)`);
     return 2;
   }
   if (flags.help) {
     out(command.help);
     return 0;
   }
+  const allowed = command.positionals ?? 0;
+  if (positionals.length > allowed) {
+    fail(command.name, `unexpected argument "${positionals[allowed]}" (see tas-sync ${command.name} --help)`);
+    return 2;
+  }
   return run(command, flags, positionals, out);
 }
 
+/** node:util's messages, in ours: what is wrong and with which option. */
+function parseError(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  const option = /'(-[^' ]+)/.exec(e.message ?? "")?.[1];
+  switch (option ? e.code : undefined) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return `unknown option ${option}`;
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      return /argument missing/.test(e.message ?? "")
+        ? `option ${option} needs a value`
+        : `option ${option} takes no value`;
+    default:
+      return e.message ?? String(err);
+  }
+}
+
+/** The level of --log-level, else of TAS_LOG_LEVEL (undefined when neither is set), or a problem. */
+function levelOverride(flags: Flags): { level?: string; problem?: string } {
+  const sources: [string, string | undefined][] = [
+    ["--log-level", typeof flags["log-level"] === "string" ? flags["log-level"] : undefined],
+    ["TAS_LOG_LEVEL", process.env.TAS_LOG_LEVEL || undefined],
+  ];
+  for (const [where, level] of sources) {
+    if (level === undefined) continue;
+    if (!LEVELS.includes(level))
+      return { problem: `unknown log level "${level}" in ${where} (use ${LEVELS.join(", ")})` };
+    return { level };
+  }
+  return {};
+}
+
 async function run(
-  command: Command,
+  command: CommandSpec,
   flags: Flags,
   positionals: string[],
   out: (l: string) => void,
 ): Promise<number> {
-  // --log-level, else TAS_LOG_LEVEL, else the config's logLevel (once loaded), else info.
-  let level =
-    typeof flags["log-level"] === "string" ? flags["log-level"] : process.env.TAS_LOG_LEVEL || undefined;
-  if (level !== undefined && !LEVELS.includes(level)) {
-    process.stderr.write(
-      `tas-sync ${command.name}: unknown log level "${level}" (use ${LEVELS.join(", ")})\n`,
-    );
+  const override = levelOverride(flags);
+  if (override.problem) {
+    fail(command.name, override.problem);
     return 2;
   }
-  let logger = createLogger({ level: level ?? "info" });
-  let loaded: Config | undefined;
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  const stop = watchStopSignals(command.name);
+  let config: typeof import("./config/index.js") | undefined;
+  let cfg: Config | undefined;
+  let logger: { level: string; logger: Logger } | undefined;
+  const ctx: CommandContext = {
+    flags,
+    positionals,
+    out,
+    stopSignal: stop.signal,
+    config: () => {
+      if (!config) throw new Error("config() called before the config loader was imported");
+      if (cfg) return cfg;
+      cfg = config.loadConfig(config.configPath(typeof flags.config === "string" ? flags.config : undefined));
+      for (const warning of configWarnings(cfg))
+        process.stderr.write(`tas-sync ${command.name}: warning: ${warning}\n`);
+      return cfg;
+    },
+    async logger() {
+      // --log-level, else TAS_LOG_LEVEL, else the config's logLevel (once loaded), else info.
+      const level = override.level ?? cfg?.logLevel ?? "info";
+      if (logger?.level !== level) {
+        const { createLogger } = await import("./log.js");
+        logger = { level, logger: createLogger({ level }) };
+      }
+      return logger.logger;
+    },
+  };
   try {
-    return await command.run({
-      flags,
-      positionals,
-      out,
-      get logger() {
-        return logger;
-      },
-      config() {
-        if (loaded) return loaded;
-        const cfg = loadConfig(configPath(typeof flags.config === "string" ? flags.config : undefined));
-        if (!level) {
-          level = cfg.logLevel;
-          logger = createLogger({ level });
-        }
-        for (const warning of configWarnings(cfg)) logger.warn(`config: ${warning}`);
-        loaded = cfg;
-        return cfg;
-      },
-      stopSignal: controller.signal,
-    });
+    // The implementation and the config loader (every command reads one) load side by side.
+    const [impl, loader] = await Promise.all([command.load(), import("./config/index.js")]);
+    config = loader;
+    const code = await impl(ctx);
+    return command.signalEndsNormally && code === 0 ? 0 : exitCode(stop, code);
   } catch (err) {
     if (err instanceof UserError) {
-      process.stderr.write(`tas-sync ${command.name}: ${err.message}\n`);
-      return err.exitCode;
+      fail(command.name, err.message);
+      return exitCode(stop, err.exitCode);
     }
     const e = err as Error;
-    process.stderr.write(`tas-sync ${command.name}: ${e.message ?? String(err)}\n`);
-    logger.debug({ stack: e.stack }, "unexpected error");
-    return 1;
+    fail(command.name, e?.message ?? String(err));
+    if (e?.stack) (await ctx.logger()).debug({ stack: e.stack }, "unexpected error");
+    return exitCode(stop, 1);
   } finally {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
+    stop.dispose();
   }
+}
+
+/** A command stopped by a signal exits 130 (SIGINT) or 143 (SIGTERM), whatever it returned. */
+function exitCode(stop: StopWatch, code: number): number {
+  const signal = stop.received();
+  return signal ? SIGNAL_EXIT_CODES[signal] : code;
 }

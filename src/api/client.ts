@@ -60,8 +60,9 @@ export class TasClient {
   /**
    * GET /api/plans, streamed element by element. Returns the number of records. A body past
    * `maxResponseBytes`, or one plan past MAX_RECORD_BYTES, stops the read at once (not retried).
+   * `signal` aborts the request at once, even while the service has not answered yet.
    */
-  async streamPlans(handlers: PlanStreamHandlers): Promise<number> {
+  async streamPlans(handlers: PlanStreamHandlers, signal?: AbortSignal): Promise<number> {
     const { logger, maxAttempts } = this.deps;
     for (let attempt = 1; ; attempt++) {
       const splitter = new JsonArraySplitter();
@@ -75,13 +76,14 @@ export class TasClient {
             headers: { accept: "application/json" },
             authorize,
             idempotent: true,
+            ...(signal ? { signal } : {}),
           }),
         );
         await this.#readPlanList(res, splitter, handlers, progress);
         return splitter.count;
       } catch (err) {
         const e = err as ApiError;
-        if (!progress.received || !e.retryable || attempt >= maxAttempts) throw e;
+        if (!progress.received || !e.retryable || attempt >= maxAttempts || signal?.aborted) throw e;
         // The body broke off midway: start the list again from scratch.
         handlers.onRestart();
         const wait = backoffMs(attempt);

@@ -49,6 +49,8 @@ export interface RequestSpec {
   authorize?: () => Promise<Record<string, string>>;
   /** requestText only: a 2xx body past this many bytes is refused (ResponseTooLargeError), not buffered. */
   maxBytes?: number;
+  /** request only: aborts the request (its body too) and every retry; the abort is never retried. */
+  signal?: AbortSignal;
 }
 
 export type Response = Dispatcher.ResponseData;
@@ -112,6 +114,7 @@ export class HttpTransport {
         return await once();
       } catch (err) {
         const e = err as ApiError;
+        if (spec.signal?.aborted) throw e;
         if (e instanceof RateLimitedError && rateLimitWaits < MAX_RATE_LIMIT_WAITS) {
           rateLimitWaits++;
           attempt--;
@@ -151,6 +154,7 @@ export class HttpTransport {
         method: spec.method,
         headers,
         body: spec.body,
+        ...(spec.signal ? { signal: spec.signal } : {}),
       });
     } catch (err) {
       this.#telemetry.httpRequest(spec.operation, "error");

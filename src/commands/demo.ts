@@ -4,7 +4,7 @@ import { SIM_CLIENT_ID, SIM_CLIENT_SECRET, startSimulator } from "../simulator/s
 import { openStore } from "../store/open.js";
 import { runSyncCommand } from "./sync.js";
 import { formatTable } from "./table.js";
-import { type Command, intFlag } from "./types.js";
+import { type CommandRun, type Flags, intFlag, UsageError } from "./types.js";
 
 const QUERIES: { title: string; sql: string }[] = [
   {
@@ -28,67 +28,58 @@ const QUERIES: { title: string; sql: string }[] = [
   },
 ];
 
-export const demoCommand: Command = {
-  name: "demo",
-  summary: "start the simulator, sync it into a demo database, and show example queries",
-  help: `Usage: tas-sync demo [--db PATH] [--plans N] [--companies N]
-
-Starts the bundled simulator on a free local port, syncs every simulated company into the
-database (default ./tas-demo.db), prints the sync summary and the answers to a few example
-SQL queries, then stops. Needs no account, no config file and no Redis.
-
-Options:
-  --db PATH           database file (default ./tas-demo.db)
-  --plans N           plans per simulated company (default 200)
-  --companies N       simulated companies (default 2)`,
-  options: { db: { type: "string" }, plans: { type: "string" }, companies: { type: "string" } },
-  run: async (ctx) => {
-    const database = typeof ctx.flags.db === "string" ? ctx.flags.db : "./tas-demo.db";
-    const sim = await startSimulator({
-      port: 0,
-      plans: intFlag(ctx.flags, "plans") ?? 200,
-      companies: intFlag(ctx.flags, "companies") ?? 2,
-      reports: 3,
-    });
+/** Implementation of `tas-sync demo` (spec in catalog/pull.ts). */
+export const runDemo: CommandRun = async (ctx) => {
+  const database = typeof ctx.flags.db === "string" ? ctx.flags.db : "./tas-demo.db";
+  const plans = atLeast(ctx.flags, "plans", 1) ?? 200;
+  const companies = atLeast(ctx.flags, "companies", 1) ?? 2;
+  const sim = await startSimulator({ port: 0, plans, companies, reports: 3 });
+  try {
+    ctx.out(`simulator listening at ${sim.baseUrl}`);
+    const cfg = parseConfig(
+      {
+        baseUrl: sim.baseUrl,
+        database,
+        companies: sim.companies.map((c) => ({
+          id: c.id,
+          reportIds: c.reportIds,
+          auth: {
+            tokenUrl: sim.tokenUrl,
+            clientId: SIM_CLIENT_ID,
+            clientSecret: SIM_CLIENT_SECRET,
+            username: c.username,
+            password: c.password,
+          },
+        })),
+      },
+      "(demo)",
+    );
+    const logger = await ctx.logger();
+    const code = await runSyncCommand(cfg, { logger, out: ctx.out, signal: ctx.stopSignal });
+    if (ctx.stopSignal.aborted) return code;
+    const store = await openStore(database, { readonly: true });
     try {
-      ctx.out(`simulator listening at ${sim.baseUrl}`);
-      const cfg = parseConfig(
-        {
-          baseUrl: sim.baseUrl,
-          database,
-          companies: sim.companies.map((c) => ({
-            id: c.id,
-            reportIds: c.reportIds,
-            auth: {
-              tokenUrl: sim.tokenUrl,
-              clientId: SIM_CLIENT_ID,
-              clientSecret: SIM_CLIENT_SECRET,
-              username: c.username,
-              password: c.password,
-            },
-          })),
-        },
-        "(demo)",
-      );
-      const code = await runSyncCommand(cfg, { logger: ctx.logger, out: ctx.out, signal: ctx.stopSignal });
-      const store = await openStore(database, { readonly: true });
-      try {
-        for (const q of QUERIES) {
-          const cursor = await store.sql.query(q.sql);
-          const rows: Record<string, unknown>[] = [];
-          for await (const values of cursor.rows)
-            rows.push(Object.fromEntries(cursor.columns.map((c, i) => [c, values[i]])));
-          ctx.out(`\n${q.title}:\n${formatTable(rows)}`);
-        }
-      } finally {
-        await store.close();
+      for (const q of QUERIES) {
+        const cursor = await store.sql.query(q.sql);
+        const rows: Record<string, unknown>[] = [];
+        for await (const values of cursor.rows)
+          rows.push(Object.fromEntries(cursor.columns.map((c, i) => [c, values[i]])));
+        ctx.out(`\n${q.title}:\n${formatTable(rows)}`);
       }
-      ctx.out(
-        `\nThe data is in ${database}. Try:\n  npx tas-sync query --db ${database} "SELECT * FROM v_plan_schedule LIMIT 10"`,
-      );
-      return code;
     } finally {
-      await sim.close();
+      await store.close();
     }
-  },
+    ctx.out(
+      `\nThe data is in ${database}. Try:\n  npx tas-sync query --db ${database} "SELECT * FROM v_plan_schedule LIMIT 10"`,
+    );
+    return code;
+  } finally {
+    await sim.close();
+  }
 };
+
+function atLeast(flags: Flags, name: string, min: number): number | undefined {
+  const n = intFlag(flags, name);
+  if (n !== undefined && n < min) throw new UsageError(`--${name} must be at least ${min}, got ${n}`);
+  return n;
+}

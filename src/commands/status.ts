@@ -1,4 +1,4 @@
-/** `tas-sync status`: per company freshness, queue states, outbox counts; exit 3 when unhealthy. */
+/** `tas-sync status` (spec in catalog/service.ts): freshness, queue states, outbox counts; exit 3 when unhealthy. */
 import type { Config } from "../config/index.js";
 import { assertRedis } from "../queue/connection.js";
 import { inspectQueues, type QueuesSnapshot } from "../queue/inspect.js";
@@ -7,27 +7,7 @@ import type { Store } from "../store/port.js";
 import type { StatusCounts } from "../store/port-outbox.js";
 import { type CompanyFreshness, freshness } from "../sync/freshness.js";
 import { formatTable } from "./table.js";
-import type { Command, CommandContext } from "./types.js";
-
-export const statusCommand: Command = {
-  name: "status",
-  summary: "show each company's freshness, the queues and the push outbox (exit 3 if unhealthy)",
-  help: `Usage: tas-sync status [--json] [--config PATH]
-
-Per company: the last sync run (time, status, counts), the last success, the next scheduled
-run (when Redis answers), and whether it is stale (no success for sync.staleAfter, by default
-three schedule periods) or failing (its last run failed). Then the sync and push queues' jobs
-by state (and whether the push queue is paused), and the push outbox's rows by status with
-failure reasons.
-
-Options:
-  --json           the same as one JSON document (snake_case keys)
-
-Exit codes: 0 every company fresh and not failing; 3 some company stale or failing;
-            2 bad usage or config.`,
-  options: { json: { type: "boolean" } },
-  run: runStatus,
-};
+import type { CommandContext, CommandRun } from "./types.js";
 
 interface Report {
   companies: CompanyFreshness[];
@@ -36,7 +16,7 @@ interface Report {
   reasons: { code: string; n: number }[];
 }
 
-async function runStatus(ctx: CommandContext): Promise<number> {
+export const runStatus: CommandRun = async (ctx) => {
   const cfg = ctx.config();
   const store = await openStore(cfg.database);
   let report: Report;
@@ -48,7 +28,7 @@ async function runStatus(ctx: CommandContext): Promise<number> {
   if (ctx.flags.json) ctx.out(JSON.stringify(toJson(report), null, 2));
   else printText(ctx, report);
   return report.companies.some((c) => c.stale || c.failing) ? 3 : 0;
-}
+};
 
 async function collect(ctx: CommandContext, store: Store, cfg: Config): Promise<Report> {
   const states = await store.runs.companyStates(cfg.companies.map((c) => c.id));
@@ -56,7 +36,7 @@ async function collect(ctx: CommandContext, store: Store, cfg: Config): Promise<
   let queues: Report["queues"];
   try {
     await assertRedis(cfg.redisUrl, 1000);
-    queues = await inspectQueues(cfg, ctx.logger);
+    queues = await inspectQueues(cfg, await ctx.logger());
   } catch (err) {
     queues = { error: (err as Error).message };
   }

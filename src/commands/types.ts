@@ -1,4 +1,8 @@
-/** The shape of a CLI command: parsed flags in, exit code out. */
+/**
+ * The shape of a CLI command. A command is two parts: its spec (name, summary, help, option
+ * specs: cheap, in the catalogue that `--help` reads) and its implementation (loaded with a
+ * dynamic import only when the command runs, with its heavy dependencies).
+ */
 import type { ParseArgsConfig } from "node:util";
 import type { Config } from "../config/index.js";
 import { UserError } from "../errors.js";
@@ -11,31 +15,54 @@ export interface CommandContext {
   positionals: string[];
   /** Load and validate the config (--config, TAS_CONFIG, ./tas-sync.config.json). */
   config(): Config;
-  logger: Logger;
+  /**
+   * The logger (pino), loaded on first use: --log-level, else TAS_LOG_LEVEL, else the
+   * config's logLevel (when config() was called first), else info.
+   */
+  logger(): Promise<Logger>;
   out(line: string): void;
-  /** Resolves when the user asks to stop (SIGINT/SIGTERM). */
+  /** Aborted on the first SIGINT/SIGTERM: finish or abandon the current unit, then return. */
   stopSignal: AbortSignal;
 }
 
-export interface Command {
+/** A command's implementation: flags in, exit code out. */
+export type CommandRun = (ctx: CommandContext) => Promise<number>;
+
+interface SpecBase {
   name: string;
   summary: string;
+}
+
+/** A command whose flags the CLI parses (with the global ones) and whose help it prints. */
+export interface CommandSpec extends SpecBase {
   /** Full --help text (usage line, flags, exit codes). */
   help: string;
   options: NonNullable<ParseArgsConfig["options"]>;
   /** Number of positional arguments allowed. */
   positionals?: number;
-  run(ctx: CommandContext): Promise<number>;
-  /** Set when the command parses its own argv (no config, no global flags). */
-  passthrough?: (argv: string[]) => Promise<number>;
+  /** The implementation, imported when the command runs (never for --help). */
+  load(): Promise<CommandRun>;
+  /**
+   * A signal is this command's normal way to end (the daemon): after a graceful stop it exits
+   * with what it returned (0), not 130/143. A second signal still exits 130/143 at once.
+   */
+  signalEndsNormally?: boolean;
+  passthrough?: undefined;
 }
+
+/** A command that parses its own argv, help included (the simulator): no config, no global flags. */
+export interface PassthroughSpec extends SpecBase {
+  passthrough(): Promise<(argv: string[], io: { stop: Promise<unknown> }) => Promise<number>>;
+}
+
+export type Command = CommandSpec | PassthroughSpec;
 
 /** An integer flag, or a clear error naming the flag. */
 export function intFlag(flags: Flags, name: string): number | undefined {
   const v = flags[name];
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (typeof v !== "string" || !Number.isSafeInteger(n))
+  if (typeof v !== "string" || v.trim() === "" || !Number.isSafeInteger(n))
     throw new UsageError(`--${name} expects an integer, got "${String(v)}"`);
   return n;
 }
@@ -44,7 +71,7 @@ export function numberFlag(flags: Flags, name: string): number | undefined {
   const v = flags[name];
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (typeof v !== "string" || !Number.isFinite(n))
+  if (typeof v !== "string" || v.trim() === "" || !Number.isFinite(n))
     throw new UsageError(`--${name} expects a number, got "${String(v)}"`);
   return n;
 }

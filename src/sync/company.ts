@@ -136,18 +136,21 @@ export async function syncCompany(deps: SyncDeps, input: CompanySyncInput): Prom
     let planError: ApiError | null = null;
     let bytes = 0;
     try {
-      await deps.client.streamPlans({
-        onRecord: (record) => {
-          checkAbort();
-          spool.append(record);
-          bytes += record.length;
-          progress("plans", bytes);
+      await deps.client.streamPlans(
+        {
+          onRecord: (record) => {
+            checkAbort();
+            spool.append(record);
+            bytes += record.length;
+            progress("plans", bytes);
+          },
+          onRestart: () => {
+            spool.reset();
+            bytes = 0;
+          },
         },
-        onRestart: () => {
-          spool.reset();
-          bytes = 0;
-        },
-      });
+        abort.signal,
+      );
     } catch (err) {
       if (err instanceof Cancelled) throw err;
       planError = asApiError(err);

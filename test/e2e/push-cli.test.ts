@@ -150,7 +150,9 @@ describe.concurrent("tas-sync push without the service", () => {
       expect.stringMatching(new RegExp(`^${file.replace(/[.\\/]/g, "\\$&")}:4: \\S`)),
       `${file}:5: max_execution_time: expected integer, got string`,
     ]);
-    expect(out[4]).toBe(`4 problem(s) in ${file}: nothing queued (fix them, or use --skip-invalid)`);
+    expect(out[4]).toBe(
+      `tas-sync push: 4 problem(s) in ${file}: nothing queued (fix them, or use --skip-invalid)`,
+    );
     expect(out).toHaveLength(5);
     if (existsSync(s.db)) expect(query(s.db, "SELECT * FROM scenario_requests")).toEqual([]);
     expect(await redis.keys(`${s.prefix}:*`)).toEqual([]);
@@ -218,7 +220,9 @@ describe.concurrent("tas-sync push without the service", () => {
     expect(r.stdout).toBe("");
     const err = lines(r.stderr);
     expect(err[0]).toMatch(new RegExp(`^${escapeRe(file)}:1: expected a JSON array, got an object \\(`));
-    expect(err[1]).toBe(`1 problem(s) in ${file}: nothing queued (fix them, or use --skip-invalid)`);
+    expect(err[1]).toBe(
+      `tas-sync push: 1 problem(s) in ${file}: nothing queued (fix them, or use --skip-invalid)`,
+    );
   });
 
   it("warns once per unknown field with a did-you-mean, and refuses the file with --strict", async ({
@@ -247,7 +251,7 @@ describe.concurrent("tas-sync push without the service", () => {
       `${file}:1: descripton: unknown field (did you mean "description"?)`,
       `${file}:1: owner: unknown field`,
       `${file}:2: descripton: unknown field (did you mean "description"?)`,
-      `3 problem(s) in ${file}: nothing queued (fix them, or use --skip-invalid)`,
+      `tas-sync push: 3 problem(s) in ${file}: nothing queued (fix them, or use --skip-invalid)`,
     ]);
   });
 
@@ -276,7 +280,7 @@ describe.concurrent("tas-sync push without the service", () => {
       `${file}:1: warning: x\\x1b[2J: unknown field, ignored`,
       `${file}:2: parent_key: unknown parent_key "p\\x9b[31m"`,
       `${file}:3: unreadable encoding: not valid UTF-8`,
-      `2 problem(s) in ${file}: nothing queued (fix them, or use --skip-invalid)`,
+      `tas-sync push: 2 problem(s) in ${file}: nothing queued (fix them, or use --skip-invalid)`,
     ]);
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the test looks for them
     expect(r.stderr.replaceAll("\n", "")).not.toMatch(/[\x00-\x1f\x7f-\x9f\ufffd]/);

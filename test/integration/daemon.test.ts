@@ -266,7 +266,7 @@ async function unusedPort(): Promise<number> {
 }
 
 describe("tas-sync daemon (built CLI)", () => {
-  it("starts, runs the scheduled syncs, and exits 0 within seconds of SIGTERM", async () => {
+  it("starts, runs the scheduled syncs, and exits 0 after a graceful stop at SIGTERM", async () => {
     const raw = rawConfig({ logLevel: "info" });
     const { child, exited } = spawnCli(["daemon", "--config", writeConfig(raw)]);
     const sqlite = storeFor(parseConfig(raw, "(test)"));

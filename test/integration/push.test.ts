@@ -4,7 +4,7 @@
  * and the simulator must hold exactly one scenario per created row.
  */
 import { writeFileSync } from "node:fs";
-import { Queue } from "bullmq";
+import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { PUSH_QUEUE } from "../../src/queue/push.js";
@@ -379,7 +379,11 @@ describe("push --wait against the simulator", () => {
     // Without --wait nothing runs the jobs: they stay in Redis for inspection.
     const run = await t.cli(["push", file]);
     expect(run.code).toBe(0);
-    expect(run.out).toContain("the daemon (tas-sync daemon) will create them; follow with tas-sync status");
+    // No daemon (no push worker connected): said on stderr, with the two ways out.
+    expect(run.stderr).toContain(
+      "tas-sync push: warning: no daemon consumes the push queue (no push worker is connected to its Redis): " +
+        "the rows wait until one starts (tas-sync daemon); or run tas-sync push FILE --wait",
+    );
     const datas: unknown[] = [];
     const everything: string[] = [];
     for (const key of await t.redisKeys()) {
@@ -398,5 +402,26 @@ describe("push --wait against the simulator", () => {
     const dump = everything.join("\n");
     for (const c of t.sim.companies) expect(dump).not.toContain(c.staticToken);
     expect(dump).not.toContain("Bearer");
+  });
+});
+
+describe("push without --wait", () => {
+  it("says that a daemon consumes the queue when a push worker is connected", async () => {
+    const t = await harness();
+    // A worker of the push queue under the same prefix is what a running daemon shows.
+    const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    const worker = new Worker(PUSH_QUEUE, async () => "ok", { connection, prefix: t.prefix });
+    try {
+      await worker.waitUntilReady();
+      const run = await t.cli(["push", t.seed("one.ndjson", [seedRow("Consumed")])]);
+      expect(run.code).toBe(0);
+      expect(run.out).toContain(
+        "a daemon consumes the push queue (1 push worker(s) connected) and will create them; follow with tas-sync status",
+      );
+      expect(run.stderr).toBe("");
+    } finally {
+      await worker.close(true);
+      connection.disconnect();
+    }
   });
 });

@@ -3,23 +3,18 @@
  * `write` function), so any row source can use them: a better-sqlite3 iterator, a pg cursor.
  */
 import { csvSink } from "./csv.js";
+import type { OutputFormat } from "./defaults.js";
 import { jsonSink, ndjsonSink } from "./json.js";
 import type { RowSink, Write } from "./sink.js";
 import { type TableOptions, tableSink } from "./table.js";
 
 export { csvField, csvSink } from "./csv.js";
+export { isOutputFormat, OUTPUT_FORMATS, type OutputFormat } from "./defaults.js";
 export { jsonSink, ndjsonSink } from "./json.js";
 export type { RowSink, Write } from "./sink.js";
 export { DEFAULT_MAX_CELL_WIDTH, type TableOptions, tableSink } from "./table.js";
 export { valueJson, valueText } from "./value.js";
 export { displayWidth, fitWidth, truncateToWidth } from "./width.js";
-
-export const OUTPUT_FORMATS = ["table", "csv", "json", "ndjson"] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
-
-export function isOutputFormat(s: string): s is OutputFormat {
-  return (OUTPUT_FORMATS as readonly string[]).includes(s);
-}
 
 /** The sink of a format; `table` options apply to the table only. */
 export function createSink(format: OutputFormat, write: Write, table: TableOptions = {}): RowSink {

@@ -5,6 +5,7 @@
  * columns, and cut at grapheme boundaries.
  */
 import { escapeControls } from "../../text/escape.js";
+import { DEFAULT_MAX_CELL_WIDTH } from "./defaults.js";
 import type { RowSink, Write } from "./sink.js";
 import { valueText } from "./value.js";
 import { type Fitted, fitWidth } from "./width.js";
@@ -16,7 +17,8 @@ export interface TableOptions {
   sampleRows?: number;
 }
 
-export const DEFAULT_MAX_CELL_WIDTH = 48;
+export { DEFAULT_MAX_CELL_WIDTH };
+
 const DEFAULT_SAMPLE_ROWS = 1000;
 const NULL_TEXT = "NULL";
 const GAP = "  ";

@@ -1,0 +1,139 @@
+/**
+ * npm run bench:startup — how fast the CLI answers, as whole processes.
+ * Each case (and the baseline `node -e 0`) is spawned BENCH_STARTUP_RUNS times (default 15),
+ * the cases interleaved round by round so that all of them see the same machine. For each run:
+ * the time from spawn to the first stdout byte, and to exit. Printed: the medians, and the
+ * median time to first output over the median exit time of `node -e 0` (target <= 2x).
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { fmt, verdict } from "./support.js";
+
+const BIN = fileURLToPath(new URL("../src/bin.js", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 15);
+const TARGET = 2;
+
+interface Case {
+  name: string;
+  args: string[];
+  /** The baseline: what a process costs that loads nothing. */
+  baseline?: boolean;
+  /** A reference figure, not a target (what a dependency alone costs). */
+  reference?: boolean;
+}
+
+interface Sample {
+  firstOutputMs: number | null;
+  exitMs: number;
+  code: number | null;
+}
+
+/** Spawns one process; times its first stdout byte and its exit. */
+function runOnce(args: string[]): Promise<Sample> {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const ms = () => Number(process.hrtime.bigint() - start) / 1e6;
+    let firstOutputMs: number | null = null;
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "pipe", "ignore"] });
+    child.stdout.once("data", () => {
+      firstOutputMs = ms();
+    });
+    child.stdout.resume();
+    child.on("error", reject);
+    child.on("exit", (code) => resolve({ firstOutputMs, exitMs: ms(), code }));
+  });
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "tas-bench-startup-"));
+  try {
+    const config = join(dir, "tas-sync.config.json");
+    writeFileSync(
+      config,
+      JSON.stringify({
+        baseUrl: "http://127.0.0.1:9/R",
+        database: join(dir, "tas.db"),
+        auth: { token: "bench-token" },
+        companies: [{ id: 5251 }],
+      }),
+    );
+    const seed = join(dir, "small.ndjson");
+    writeFileSync(
+      seed,
+      [1, 2, 3]
+        .map((i) =>
+          JSON.stringify({
+            project_id: 52511,
+            key: `k${i}`,
+            scenario_name: `Login ${i}`,
+            source_file: "A.java",
+          }),
+        )
+        .join("\n"),
+    );
+    const cases: Case[] = [
+      { name: "node -e 0", args: ["-e", "0"], baseline: true },
+      { name: "tas-sync --help", args: [BIN, "--help"] },
+      { name: "tas-sync push --help", args: [BIN, "push", "--help"] },
+      { name: "tas-sync sync --help", args: [BIN, "sync", "--help"] },
+      { name: "tas-sync push --dry-run (3 rows)", args: [BIN, "push", "--dry-run", "-c", config, seed] },
+      // The floor of any command that reads the config or a seed file: both are zod schemas.
+      {
+        name: "(reference) node + import zod",
+        args: ["--input-type=module", "-e", "import 'zod'; process.stdout.write('.')"],
+        reference: true,
+      },
+    ];
+    const samples = new Map<string, Sample[]>(cases.map((c) => [c.name, []]));
+    // One warm-up round: the first spawn pays for a cold file cache.
+    for (const c of cases) await runOnce(c.args);
+    for (let round = 0; round < RUNS; round++)
+      for (const c of cases) samples.get(c.name)?.push(await runOnce(c.args));
+
+    const base = median((samples.get("node -e 0") ?? []).map((s) => s.exitMs));
+    console.log(`startup: ${RUNS} runs of each case, medians (node ${process.version})`);
+    console.log(`  ${"case".padEnd(34)} ${"first output".padStart(12)} ${"exit".padStart(9)}  ratio`);
+    let allOk = true;
+    for (const c of cases) {
+      const runs = samples.get(c.name) ?? [];
+      const codes = new Set(runs.map((r) => r.code));
+      const exit = median(runs.map((r) => r.exitMs));
+      if (c.baseline) {
+        console.log(`  ${c.name.padEnd(34)} ${"-".padStart(12)} ${`${fmt(exit, 1)} ms`.padStart(9)}  1.00x`);
+        continue;
+      }
+      const firsts = runs.map((r) => r.firstOutputMs).filter((v): v is number => v !== null);
+      if (firsts.length < runs.length || codes.size !== 1 || !codes.has(0)) {
+        console.log(`  ${c.name}: no output or a non-zero exit (codes ${[...codes].join(", ")})  FAIL`);
+        allOk = false;
+        continue;
+      }
+      const first = median(firsts);
+      const ratio = first / base;
+      const ok = ratio <= TARGET;
+      if (!c.reference) allOk &&= ok;
+      const judged = c.reference ? "(no target)" : `(target <= ${TARGET}x)  ${verdict(ok)}`;
+      console.log(
+        `  ${c.name.padEnd(34)} ${`${fmt(first, 1)} ms`.padStart(12)} ${`${fmt(exit, 1)} ms`.padStart(9)}  ${fmt(ratio, 2)}x ${judged}`,
+      );
+    }
+    console.log(`overall: ${verdict(allOk)}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,95 @@
+/** Specs of the pull side: sync, migrate, query, demo. Help texts only: no implementation here. */
+import { DEFAULT_MAX_CELL_WIDTH } from "../format/defaults.js";
+import type { CommandSpec } from "../types.js";
+
+export const syncSpec: CommandSpec = {
+  name: "sync",
+  summary: "pull plans and scheduled reports of every configured company once (no Redis)",
+  help: `Usage: tas-sync sync [--company ID] [--config PATH]
+
+Fetches all plans (GET /api/plans) and the configured scheduled reports of each company,
+validates and normalizes them, and writes them to the database in one transaction per
+company. Companies are synced side by side, sync.concurrency at a time (default 4).
+Migrations are applied first. Prints one summary line per company; progress goes to stderr.
+
+A company that another process is syncing right now is skipped (and says so). A run whose
+snapshot is older than one applied meanwhile is discarded (superseded).
+
+Options:
+  --company ID        sync only this configured company
+
+Exit codes: 0 every company succeeded (or was skipped); 1 a company failed; 2 bad usage or
+            config; 3 a company was only partly synced (e.g. a report answered 403, or
+            deletions were held back); 130/143 stopped by SIGINT/SIGTERM.`,
+  options: { company: { type: "string" } },
+  load: () => import("../pull.js").then((m) => m.runSync),
+};
+
+export const migrateSpec: CommandSpec = {
+  name: "migrate",
+  summary: "create or upgrade the database schema",
+  help: `Usage: tas-sync migrate [--db PATH|URL] [--config PATH]
+
+Applies the committed migrations to the database (SQLite file or postgres:// URL). Every
+other command that opens the database does this too; run it alone to prepare a database
+ahead of time. Safe when several processes do it at once.
+
+Options:
+  --db PATH|URL       database (default: the config's "database")`,
+  options: { db: { type: "string" } },
+  load: () => import("../pull.js").then((m) => m.runMigrate),
+};
+
+export const querySpec: CommandSpec = {
+  name: "query",
+  summary: "run a read-only SQL query against the database and print the rows",
+  help: `Usage: tas-sync query "SQL" [--format table|csv|json|ndjson] [--db PATH|URL] [--max-width N]
+
+Opens the database read-only (on PostgreSQL: a READ ONLY transaction) and prints the rows of
+one SELECT, WITH or PRAGMA statement.
+Rows are streamed: a result of millions of rows prints in bounded memory.
+Example: tas-sync query "SELECT platform, count(*) FROM plans WHERE deleted_at IS NULL GROUP BY 1"
+
+Options:
+  --db PATH|URL       SQLite file or postgres:// URL (default: the config's "database")
+  --format FORMAT     table (default): aligned columns for people; NULL shows as NULL, control
+                        characters as escapes (\\x1b, \\n, \\t); long cells end in "…"; the
+                        widths come from the first 1000 rows
+                      csv: RFC 4180 with a header row; NULL is an empty field, '' is ""
+                      json: one JSON array of row objects; NULL is null
+                      ndjson: one JSON object per line
+  --json              the same as --format ndjson
+  --max-width N       widest table cell, in terminal columns (default ${DEFAULT_MAX_CELL_WIDTH})
+
+csv, json and ndjson carry the values exactly; 64-bit integers are exact; a blob is X'..'.
+A statement that writes (INSERT, UPDATE, DELETE, CREATE, DROP...) is refused.
+
+Exit codes: 0 done (also when the reader of the output went away, as with | head);
+            2 bad SQL, a statement that writes, a missing database or bad usage;
+            130/143 stopped by SIGINT (Ctrl-C)/SIGTERM.`,
+  options: {
+    db: { type: "string" },
+    json: { type: "boolean" },
+    format: { type: "string" },
+    "max-width": { type: "string" },
+  },
+  positionals: 1,
+  load: () => import("../query.js").then((m) => m.runQueryCommand),
+};
+
+export const demoSpec: CommandSpec = {
+  name: "demo",
+  summary: "start the simulator, sync it into a demo database, and show example queries",
+  help: `Usage: tas-sync demo [--db PATH] [--plans N] [--companies N]
+
+Starts the bundled simulator on a free local port, syncs every simulated company into the
+database (default ./tas-demo.db), prints the sync summary and the answers to a few example
+SQL queries, then stops. Needs no account, no config file and no Redis.
+
+Options:
+  --db PATH           database file (default ./tas-demo.db)
+  --plans N           plans per simulated company (default 200)
+  --companies N       simulated companies (default 2)`,
+  options: { db: { type: "string" }, plans: { type: "string" }, companies: { type: "string" } },
+  load: () => import("../demo.js").then((m) => m.runDemo),
+};

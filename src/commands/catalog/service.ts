@@ -1,0 +1,64 @@
+/** Specs of the long-running and overview commands: daemon, status, simulate. */
+import type { CommandSpec, PassthroughSpec } from "../types.js";
+
+export const daemonSpec: CommandSpec = {
+  name: "daemon",
+  summary: "run the scheduled syncs, the push workers and the HTTP server (BullMQ on Redis)",
+  help: `Usage: tas-sync daemon [--no-sync] [--no-push] [--no-server] [--config PATH]
+
+Keeps one BullMQ job scheduler per configured company (sync.every, or the company's own
+every) and runs the sync worker (sync.concurrency companies at once; one company never twice
+at once, whatever the number of daemons) and the push workers (push.concurrency, with
+push.ratePerSecond shared by every daemon on the same Redis). Serves /healthz, /readyz,
+/metrics and /queues (Bull Board) on server.host:server.port. Sends an alert to
+alerts.webhookUrl when a company's sync starts failing, turns stale, or recovers.
+
+On start it marks runs of dead processes failed and re-queues push rows an interrupted run
+left queued. When Redis comes back after an outage (maybe empty) it recreates the schedulers
+and re-queues the rows. SIGINT/SIGTERM: no new jobs; running ones get shutdownGraceMs
+(default 30 s) to finish, then a running sync is abandoned (it writes nothing); Redis, the
+database and the server are closed; exit 0. A second signal exits at once (130/143).
+
+Options:
+  --no-sync        do not schedule or run syncs
+  --no-push        do not run push workers
+  --no-server      do not serve HTTP (health, readiness, metrics, dashboard)
+
+Exit codes: 0 stopped gracefully by SIGINT/SIGTERM; 130/143 stopped at once by a second
+            signal; 1 Redis or the database unreachable at start; 2 bad usage or config
+            (e.g. a non-loopback server.host without credentials).`,
+  options: {
+    "no-sync": { type: "boolean" },
+    "no-push": { type: "boolean" },
+    "no-server": { type: "boolean" },
+  },
+  load: () => import("../daemon.js").then((m) => m.runDaemonCommand),
+  signalEndsNormally: true,
+};
+
+export const statusSpec: CommandSpec = {
+  name: "status",
+  summary: "show each company's freshness, the queues and the push outbox (exit 3 if unhealthy)",
+  help: `Usage: tas-sync status [--json] [--config PATH]
+
+Per company: the last sync run (time, status, counts), the last success, the next scheduled
+run (when Redis answers), and whether it is stale (no success for sync.staleAfter, by default
+three schedule periods) or failing (its last run failed). Then the sync and push queues' jobs
+by state (and whether the push queue is paused), and the push outbox's rows by status with
+failure reasons.
+
+Options:
+  --json           the same as one JSON document (snake_case keys)
+
+Exit codes: 0 every company fresh and not failing; 3 some company stale or failing;
+            2 bad usage or config.`,
+  options: { json: { type: "boolean" } },
+  load: () => import("../status.js").then((m) => m.runStatus),
+};
+
+/** The simulator parses its own flags and prints its own help (src/simulator/command.ts). */
+export const simulateSpec: PassthroughSpec = {
+  name: "simulate",
+  summary: "run the bundled simulator of the Test Automation Service",
+  passthrough: () => import("../../simulator/command.js").then((m) => m.runSimulateCommand),
+};
