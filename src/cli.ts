@@ -9,7 +9,6 @@ import { SIGNAL_EXIT_CODES, type StopWatch, watchStopSignals } from "./commands/
 import { closestName } from "./commands/suggest.js";
 import type { CommandContext, CommandSpec, Flags, PassthroughSpec } from "./commands/types.js";
 import type { Config } from "./config/index.js";
-import { configWarnings } from "./config/warnings.js";
 import { UserError } from "./errors.js";
 import type { Logger } from "./log.js";
 
@@ -180,7 +179,7 @@ async function run(
       if (!config) throw new Error("config() called before the config loader was imported");
       if (cfg) return cfg;
       cfg = config.loadConfig(config.configPath(typeof flags.config === "string" ? flags.config : undefined));
-      for (const warning of configWarnings(cfg))
+      for (const warning of config.configWarnings(cfg))
         process.stderr.write(`tas-sync ${command.name}: warning: ${warning}\n`);
       return cfg;
     },

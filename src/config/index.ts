@@ -6,18 +6,19 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { z } from "zod";
 import { UserError } from "../errors.js";
-import { configSchema, STALE_PERIODS } from "./schema.js";
+import { type Config, configSchema, STALE_PERIODS } from "./schema.js";
 
 export type { DatabaseTarget } from "./database.js";
 export { databaseTarget, maskUrl } from "./database.js";
 export { formatDuration, parseDuration } from "./duration.js";
 export { configSchema, isLoopback } from "./schema.js";
+export { configWarnings } from "./warnings.js";
 
 export class ConfigError extends UserError {
   override name = "ConfigError";
 }
 
-export type Config = z.infer<ReturnType<typeof configSchema>>;
+export type { Config } from "./schema.js";
 export type AuthConfig = NonNullable<Config["auth"]>;
 export type CompanyConfig = Config["companies"][number];
 

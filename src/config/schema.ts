@@ -167,3 +167,5 @@ export function configSchema(env: NodeJS.ProcessEnv = process.env) {
       });
     });
 }
+
+export type Config = z.infer<ReturnType<typeof configSchema>>;

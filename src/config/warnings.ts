@@ -1,5 +1,5 @@
 /** Settings that are valid but probably not what was meant: said once at start (pure). */
-import type { Config } from "./index.js";
+import type { Config } from "./schema.js";
 
 export function configWarnings(cfg: Config): string[] {
   const warnings: string[] = [];
@@ -8,10 +8,6 @@ export function configWarnings(cfg: Config): string[] {
   if (rate !== null && rate > cap)
     warnings.push(
       `push.ratePerSecond (${rate}) is above http.maxRequestsPerSecond (${cap}): each process sends at most ${cap} requests per second; raise http.maxRequestsPerSecond to reach ${rate}`,
-    );
-  if (cfg.push.lockDurationMs < cfg.http.timeoutMs)
-    warnings.push(
-      `push.lockDurationMs (${cfg.push.lockDurationMs} ms) is shorter than http.timeoutMs (${cfg.http.timeoutMs} ms): a create still waiting for its answer could be taken over by another worker`,
     );
   return warnings;
 }

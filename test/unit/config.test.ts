@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import {
   authFor,
   ConfigError,
+  configWarnings,
   formatDuration,
   loadConfig,
   parseConfig,
@@ -344,5 +345,22 @@ describe("loadConfig", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("configWarnings", () => {
+  it("warns when the shared push rate is above the per-process request cap, and not otherwise", () => {
+    const over = parseConfig(
+      minimal({ push: { ratePerSecond: 50 }, http: { maxRequestsPerSecond: 20 } }),
+      "tas.json",
+      {},
+    );
+    expect(configWarnings(over)).toEqual([
+      "push.ratePerSecond (50) is above http.maxRequestsPerSecond (20): each process sends at most 20 requests per second; raise http.maxRequestsPerSecond to reach 50",
+    ]);
+    expect(configWarnings(parseConfig(minimal(), "tas.json", {}))).toEqual([]);
+    expect(configWarnings(parseConfig(minimal({ push: { ratePerSecond: null } }), "tas.json", {}))).toEqual(
+      [],
+    );
   });
 });
