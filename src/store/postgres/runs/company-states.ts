@@ -62,8 +62,9 @@ export async function companyStates(db: Db, companyIds: readonly number[]): Prom
 }
 
 /**
- * Compare and set in one statement: the upsert's row lock makes concurrent callers take turns,
- * and each sees the state the one before it left (READ COMMITTED re-reads the row).
+ * Compare and set in one statement: a company without a row gets one when null was expected;
+ * otherwise the UPDATE takes the row's lock and, under READ COMMITTED, checks the state again
+ * once a concurrent setter has committed, so of several callers expecting the same state one wins.
  */
 export async function setAlertState(
   db: Db,
@@ -72,12 +73,17 @@ export async function setAlertState(
   next: string,
   at: string,
 ): Promise<boolean> {
-  const { rowCount } = await run(
+  const { rows } = await run<{ n: number }>(
     db,
-    `INSERT INTO sync_state AS s (company_id, alert_state, alert_changed_at) SELECT $1::bigint, $3::text, $4::timestamptz WHERE $2::text IS NULL
-     ON CONFLICT (company_id) DO UPDATE SET alert_state = excluded.alert_state, alert_changed_at = excluded.alert_changed_at
-       WHERE s.alert_state IS NOT DISTINCT FROM $2::text`,
+    `WITH ins AS (
+       INSERT INTO sync_state (company_id, alert_state, alert_changed_at)
+       SELECT $1::bigint, $3::text, $4::timestamptz WHERE $2::text IS NULL
+       ON CONFLICT (company_id) DO NOTHING RETURNING 1),
+     upd AS (
+       UPDATE sync_state SET alert_state = $3, alert_changed_at = $4
+       WHERE company_id = $1 AND alert_state IS NOT DISTINCT FROM $2::text RETURNING 1)
+     SELECT (SELECT count(*) FROM ins) + (SELECT count(*) FROM upd) AS n`,
     [companyId, expected, next, at],
   );
-  return rowCount > 0;
+  return (rows[0]?.n ?? 0) > 0;
 }
