@@ -62,7 +62,12 @@ export const insert = (id: number, name: string, companyId = COMPANY): SnapshotO
   rawJson: raw(id, name),
   hash: hashOf(id, name),
 });
-export const update = (id: number, name: string): SnapshotOp => ({ ...insert(id, name), op: "plan.update" });
+export const update = (id: number, name: string): SnapshotOp => ({
+  op: "plan.update",
+  plan: plan(id, name),
+  rawJson: raw(id, name),
+  hash: hashOf(id, name),
+});
 
 export interface Applied {
   result: ApplyResult;
