@@ -22,7 +22,13 @@ export class TestDatabases {
   async create(): Promise<string> {
     const name = `tas_test_${randomBytes(6).toString("hex")}`;
     try {
-      await this.#pool().query(`CREATE DATABASE ${name}`);
+      // A linguistic collation, as most installations have ("B" < "a" is false there): text
+      // that must sort as in SQLite says COLLATE "C". Plain CREATE where ICU is not built in.
+      await this.#pool()
+        .query(
+          `CREATE DATABASE ${name} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`,
+        )
+        .catch(() => this.#pool().query(`CREATE DATABASE ${name}`));
     } catch (err) {
       throw new Error(
         `PostgreSQL at ${maskUrl(PG_URL)} cannot create a test database (${(err as Error).message}): start it or set PG_URL`,

@@ -36,7 +36,7 @@ export async function failureReasons(db: Db, batchId?: string): Promise<{ code: 
   const { rows } = await run<{ code: string; n: number }>(
     db,
     `SELECT coalesce(error_code, 'UNKNOWN') AS code, count(*) AS n FROM scenario_requests
-     WHERE status = 'failed' ${where} GROUP BY 1 ORDER BY n DESC, code COLLATE "C"`,
+     WHERE status = 'failed' ${where} GROUP BY 1 ORDER BY n DESC, coalesce(error_code, 'UNKNOWN') COLLATE "C"`,
     batchId === undefined ? [] : [batchId],
   );
   return rows;
