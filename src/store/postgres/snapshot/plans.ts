@@ -148,7 +148,10 @@ export class PlanWriter {
     return this.#versions.markDeleted(db, ids, at);
   }
 
-  /** The batch's mobile apps not written yet in this run, the first record of each id. */
+  /**
+   * The batch's mobile apps not written yet in this run, the first record of each id, by id:
+   * applies of two companies that share an app then lock its row in the same order.
+   */
   #newApps(items: readonly PlanContent[]): MobileAppRow[] {
     const out: MobileAppRow[] = [];
     for (const i of items)
@@ -158,6 +161,6 @@ export class PlanWriter {
         this.#appsWritten.add(id);
         out.push(app);
       }
-    return out;
+    return out.sort((a, b) => (a.id as number) - (b.id as number));
   }
 }
