@@ -4,6 +4,9 @@
  * raw better-sqlite3 prepared-statement loop inserting the same rows in one transaction.
  * Then 8 companies whose plan lists are slow to start: one sync of all 8 at sync.concurrency 8
  * against the sum of syncing each alone (./sync-concurrent.ts).
+ * With BENCH_PG_URL (a PostgreSQL where its user may CREATE DATABASE) the same two syncs also
+ * run into a database made for the run (dropped after), and their rates are printed beside
+ * SQLite's (informational: no target).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +16,7 @@ import { parseConfig } from "../src/config/index.js";
 import { createLogger } from "../src/log.js";
 import { normalizePlan } from "../src/normalize/index.js";
 import { createClients } from "../src/runtime.js";
+import type { Store } from "../src/store/port.js";
 import { openSqliteStore } from "../src/store/sqlite/index.js";
 import { syncCompany } from "../src/sync/company.js";
 import { contentHash } from "../src/sync/record.js";
@@ -63,17 +67,20 @@ async function throughputPhases(): Promise<void> {
 
     const store = openSqliteStore(cfg.database.display);
     const clients = createClients(cfg, logger);
-    const sync = () =>
+    const syncInto = (into: Store) =>
       syncCompany(
-        { store, client: clients.clientFor(company.id), logger },
+        { store: into, client: clients.clientFor(company.id), logger },
         { companyId: company.id, reportIds: [], trigger: "bench" },
       );
+    const sync = () => syncInto(store);
     const full = await sync();
     if (full.status === "failed") throw new Error(`full sync failed: ${full.errors.join("; ")}`);
     const fullRate = full.counts.inserted / (full.durationMs / 1000);
     const again = await sync();
     const resyncRate = again.counts.unchanged / (again.durationMs / 1000);
     const rss = peakRssMb();
+    if (process.env.BENCH_PG_URL)
+      await postgresSyncs(process.env.BENCH_PG_URL, syncInto, fullRate, resyncRate);
     await clients.close();
     await store.close();
 
@@ -109,6 +116,43 @@ async function throughputPhases(): Promise<void> {
   } finally {
     await sim.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The same full sync and re-sync into a fresh PostgreSQL database, beside SQLite's rates. */
+async function postgresSyncs(
+  adminUrl: string,
+  syncInto: (store: Store) => ReturnType<typeof syncCompany>,
+  sqliteFull: number,
+  sqliteResync: number,
+): Promise<void> {
+  const { default: pg } = await import("pg");
+  const { openStore } = await import("../src/store/open.js");
+  const name = `tas_bench_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  try {
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    const store = await openStore(url.toString());
+    try {
+      const full = await syncInto(store);
+      const again = await syncInto(store);
+      const fullRate = full.counts.inserted / (full.durationMs / 1000);
+      const resyncRate = again.counts.unchanged / (again.durationMs / 1000);
+      console.log(
+        `postgres full sync  ${fmt(full.counts.inserted)} plans in ${fmt(full.durationMs)} ms = ${fmt(fullRate)} plans/s (${fmt((fullRate / sqliteFull) * 100)}% of SQLite's)`,
+      );
+      console.log(
+        `postgres re-sync    ${fmt(again.counts.unchanged)} plans in ${fmt(again.durationMs)} ms = ${fmt(resyncRate)} plans/s (${fmt((resyncRate / sqliteResync) * 100)}% of SQLite's)`,
+      );
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+    await admin.end();
   }
 }
 

@@ -405,6 +405,29 @@ describe.each(storeKinds())("the push outbox on $name", (kind) => {
     });
   });
 
+  describe("failure reasons", () => {
+    it("counts failed rows by code, most first, then by code in code-point order", async () => {
+      await outbox.record([row("a"), row("b"), row("c"), row("d"), row("e")], "b1", "/a", T0);
+      await outbox.record([row("z")], "b2", "/b", T0);
+      await failWithDescendants(outbox, "a", fail("TIMEOUT"), "none", T0);
+      await failWithDescendants(outbox, "b", fail("b_lower"), "none", T0);
+      await failWithDescendants(outbox, "c", fail("A_UPPER"), "none", T0);
+      await failWithDescendants(outbox, "d", fail("TIMEOUT"), "none", T0);
+      await failWithDescendants(outbox, "z", fail("OTHER"), "none", T0);
+      expect(await outbox.failureReasons("b1")).toEqual([
+        { code: "TIMEOUT", n: 2 },
+        { code: "A_UPPER", n: 1 },
+        { code: "b_lower", n: 1 },
+      ]);
+      expect((await outbox.failureReasons()).map((r) => r.code)).toEqual([
+        "TIMEOUT",
+        "A_UPPER",
+        "OTHER",
+        "b_lower",
+      ]);
+    });
+  });
+
   describe("recordSeedRejections", () => {
     it("stores each rejected row with its batch, file, line, field and reason", async () => {
       await outbox.recordRejections(

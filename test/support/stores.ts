@@ -1,13 +1,16 @@
 /**
  * The stores the integration suite runs against, parameterized (not copied): SQLite in a temp
- * file always; PostgreSQL when PG_URL (default postgres://postgres@127.0.0.1:5432/postgres)
- * answers, each test file in a database of its own, created and dropped by the suite.
+ * file, and PostgreSQL at PG_URL (default postgres://postgres@127.0.0.1:5432/postgres; .ci/run
+ * makes sure it answers), each `fresh()` a database of its own, dropped by `cleanup()`.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { databaseTarget } from "../../src/config/index.js";
 import type { Store } from "../../src/store/port.js";
+import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.js";
 import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/index.js";
+import { numberedParams, sqliteLike, TestDatabases } from "./postgres.js";
 
 export interface StoreKind {
   name: "sqlite" | "postgres";
@@ -42,7 +45,25 @@ function sqliteKind(): StoreKind {
   };
 }
 
+function postgresKind(): StoreKind {
+  const databases = new TestDatabases();
+  return {
+    name: "postgres",
+    fresh: () => databases.create(),
+    async open(database) {
+      const target = databaseTarget(database);
+      if (target.dialect !== "postgres") throw new Error("not a postgres URL");
+      return openPostgresStore(target);
+    },
+    async rows<T>(store: Store, sql: string, ...params: unknown[]) {
+      const { rows } = await (store as PostgresStore).pool.query(numberedParams(sql), params);
+      return rows.map((r) => sqliteLike<T>(r));
+    },
+    cleanup: () => databases.dropAll(),
+  };
+}
+
 /** The kinds to run a suite against. */
 export function storeKinds(): StoreKind[] {
-  return [sqliteKind()];
+  return [sqliteKind(), postgresKind()];
 }

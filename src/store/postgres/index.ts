@@ -1,9 +1,71 @@
-/** The PostgreSQL store (placeholder until the adapter lands). */
+/**
+ * The PostgreSQL store: a pool per Store, migrations applied on open (under an advisory lock,
+ * so many processes may open a new database at once), snapshots applied under the company's
+ * advisory lock, outbox writes group-committed.
+ */
 import type { DatabaseTarget } from "../../config/index.js";
 import { StoreError } from "../errors.js";
 import type { OpenOptions } from "../open.js";
 import type { Store } from "../port.js";
+import { appliedMigrations, migratePostgres } from "./migrate.js";
+import { postgresOutbox } from "./outbox/index.js";
+import { createPool, type Pool } from "./pool.js";
+import { readOnlyQuery } from "./query.js";
+import { postgresRuns } from "./runs/index.js";
+import { applySnapshot } from "./snapshot/apply.js";
 
-export async function openPostgresStore(target: DatabaseTarget, _opts: OpenOptions): Promise<Store> {
-  throw new StoreError(`${target.display}: PostgreSQL support is not built yet`);
+export type { Pool };
+
+export interface PostgresStore extends Store {
+  readonly dialect: "postgres";
+  /** The pool itself, for tests and the benchmarks' SQL checks. */
+  readonly pool: Pool;
+}
+
+export interface PostgresOptions extends OpenOptions {
+  /** Connections of the pool (default 10). */
+  poolSize?: number;
+}
+
+type PostgresTarget = Extract<DatabaseTarget, { dialect: "postgres" }>;
+
+export async function openPostgresStore(
+  target: PostgresTarget,
+  opts: PostgresOptions = {},
+): Promise<PostgresStore> {
+  const pool = createPool(target.url, opts.poolSize === undefined ? {} : { max: opts.poolSize });
+  try {
+    await pool.query("SELECT 1");
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw new StoreError(`cannot connect to ${target.display}: ${(err as Error).message}`);
+  }
+  try {
+    if (opts.migrate !== false && !opts.readonly) await migratePostgres(pool);
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw new StoreError(`cannot migrate ${target.display}: ${(err as Error).message}`);
+  }
+  let closed: Promise<void> | null = null;
+  return {
+    dialect: "postgres",
+    display: target.display,
+    pool,
+    runs: postgresRuns(pool),
+    snapshots: {
+      apply: (meta, plan, signal) => applySnapshot(pool, meta, plan, signal),
+    },
+    outbox: postgresOutbox(pool),
+    sql: {
+      query: (sql) => readOnlyQuery(target.url, target.display, sql),
+      migrationCount: () => appliedMigrations(pool),
+    },
+    ping: async () => {
+      await pool.query("SELECT 1");
+    },
+    close: () => {
+      closed ??= pool.end();
+      return closed;
+    },
+  };
 }

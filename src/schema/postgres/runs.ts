@@ -1,0 +1,74 @@
+/** Sync run records: one row per company sync, and what it rejected or could not fetch. */
+import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { id, serialId, ts } from "./columns.js";
+
+export const syncRuns = pgTable(
+  "sync_runs",
+  {
+    id: serialId("id"),
+    companyId: id("company_id").notNull(),
+    trigger: text("trigger").notNull(),
+    startedAt: ts("started_at").notNull(),
+    finishedAt: ts("finished_at"),
+    status: text("status", {
+      enum: ["running", "succeeded", "partial", "failed", "superseded", "cancelled"],
+    }).notNull(),
+    fetched: integer("fetched").notNull().default(0),
+    inserted: integer("inserted").notNull().default(0),
+    updated: integer("updated").notNull().default(0),
+    unchanged: integer("unchanged").notNull().default(0),
+    deleted: integer("deleted").notNull().default(0),
+    rejected: integer("rejected").notNull().default(0),
+    error: text("error"),
+    /** The process that ran it (host and pid), and when it last said it was alive. */
+    ownerHost: text("owner_host"),
+    ownerPid: integer("owner_pid"),
+    heartbeatAt: ts("heartbeat_at"),
+  },
+  (t) => [index("sync_runs_company_idx").on(t.companyId, t.startedAt)],
+);
+
+/**
+ * One row per company: who may sync it now (a lease that its holder renews), the newest
+ * snapshot applied (a snapshot fetched earlier than that one is never applied), and the state
+ * last alerted (so that of several daemons, one sends each alert).
+ */
+export const syncState = pgTable("sync_state", {
+  companyId: id("company_id").primaryKey(),
+  leaseToken: text("lease_token"),
+  leaseHost: text("lease_host"),
+  leasePid: integer("lease_pid"),
+  leaseExpiresAt: ts("lease_expires_at"),
+  appliedStartedAt: ts("applied_started_at"),
+  appliedRunId: id("applied_run_id"),
+  /** What the daemons last alerted about this company (ok, failing, stale, failing+stale). */
+  alertState: text("alert_state"),
+  alertChangedAt: ts("alert_changed_at"),
+});
+
+export const rejectedRecords = pgTable(
+  "rejected_records",
+  {
+    id: serialId("id"),
+    runId: id("run_id").notNull(),
+    entity: text("entity", { enum: ["plan", "scheduled_report"] }).notNull(),
+    entityId: id("entity_id"),
+    reason: text("reason").notNull(),
+    rawJson: text("raw_json"),
+  },
+  (t) => [index("rejected_records_run_idx").on(t.runId)],
+);
+
+export const syncErrors = pgTable(
+  "sync_errors",
+  {
+    id: serialId("id"),
+    runId: id("run_id").notNull(),
+    entity: text("entity", { enum: ["plans", "scheduled_report"] }).notNull(),
+    entityId: id("entity_id"),
+    code: text("code").notNull(),
+    httpStatus: integer("http_status"),
+    message: text("message").notNull(),
+  },
+  (t) => [index("sync_errors_run_idx").on(t.runId)],
+);

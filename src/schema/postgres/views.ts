@@ -1,0 +1,46 @@
+/** Views for SQL users: the same names and columns as SQLite's (string_agg for group_concat). */
+import { sql } from "drizzle-orm";
+import { boolean, pgView, text } from "drizzle-orm/pg-core";
+import { id, num, ts } from "./columns.js";
+
+export const vReportPlanCoverage = pgView("v_report_plan_coverage", {
+  reportId: id("report_id").notNull(),
+  companyId: id("company_id").notNull(),
+  reportName: text("report_name"),
+  planId: id("plan_id").notNull(),
+  planName: text("plan_name"),
+  planDeletedAt: ts("plan_deleted_at"),
+  dangling: boolean("dangling").notNull(),
+}).as(
+  sql`SELECT r.id AS report_id, r.company_id, r.report_name, rp.plan_id, p.plan_name,
+        p.deleted_at AS plan_deleted_at,
+        (p.id IS NULL) AS dangling
+      FROM scheduled_reports r
+      JOIN report_plans rp ON rp.report_id = r.id
+      LEFT JOIN plans p ON p.id = rp.plan_id AND p.company_id = r.company_id
+      WHERE r.deleted_at IS NULL`,
+);
+
+export const vPlanSchedule = pgView("v_plan_schedule", {
+  planId: id("plan_id").notNull(),
+  companyId: id("company_id").notNull(),
+  projectId: id("project_id"),
+  planName: text("plan_name"),
+  enabled: boolean("enabled"),
+  platform: text("platform").notNull(),
+  periodType: text("period_type"),
+  periodStartAt: ts("period_start_at"),
+  periodEndAt: ts("period_end_at"),
+  periodOnceAt: ts("period_once_at"),
+  periodRepeatMinutes: num("period_repeat_minutes"),
+  periodDaysOfWeek: text("period_days_of_week"),
+  dayNames: text("day_names"),
+}).as(
+  sql`SELECT p.id AS plan_id, p.company_id, p.project_id, p.plan_name, p.enabled, p.platform,
+        p.period_type, p.period_start_at, p.period_end_at, p.period_once_at, p.period_repeat_minutes,
+        p.period_days_of_week,
+        (SELECT string_agg(d.day_name, ',' ORDER BY d.day_number)
+           FROM plan_days_of_week d WHERE d.plan_id = p.id) AS day_names
+      FROM plans p
+      WHERE p.deleted_at IS NULL`,
+);

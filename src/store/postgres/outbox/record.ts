@@ -1,0 +1,133 @@
+/** Recording a seed file in the outbox: its valid rows, and the rejected ones with reasons. */
+import type { SeedProblem, SeedRow } from "../../port.js";
+import type { RecordResult, RequestStatus } from "../../port-outbox.js";
+import type { Db, Pool } from "../pool.js";
+import { pluck, run } from "../sql.js";
+import { textValue } from "../text.js";
+import { transaction } from "../tx.js";
+
+/** Rows per statement. */
+const CHUNK = 1000;
+
+/** Every valid row of a seed file, in one transaction, a chunk of rows per statement. */
+export function recordRows(
+  pool: Pool,
+  rows: readonly SeedRow[],
+  batchId: string,
+  sourceFile: string,
+  now: string,
+): Promise<RecordResult> {
+  return transaction(pool, async (client) => {
+    const result: RecordResult = {
+      recorded: 0,
+      skipped: { created: 0, exists: 0, failed: 0 },
+      changedPayload: [],
+    };
+    for (const chunk of chunks(rows)) await recordChunk(client, chunk, batchId, sourceFile, now, result);
+    return result;
+  });
+}
+
+/** Chunks of at most CHUNK rows, each key once in a chunk (a repeated key starts a new one). */
+function* chunks(rows: readonly SeedRow[]): Generator<SeedRow[]> {
+  let chunk: SeedRow[] = [];
+  let keys = new Set<string>();
+  for (const row of rows) {
+    if (chunk.length >= CHUNK || keys.has(row.key)) {
+      yield chunk;
+      chunk = [];
+      keys = new Set();
+    }
+    chunk.push(row);
+    keys.add(row.key);
+  }
+  if (chunk.length) yield chunk;
+}
+
+async function recordChunk(
+  db: Db,
+  rows: SeedRow[],
+  batchId: string,
+  sourceFile: string,
+  now: string,
+  result: RecordResult,
+): Promise<void> {
+  const payloads = rows.map((r) => JSON.stringify(r.body));
+  // New keys (the common case) are inserted; only the others are looked up.
+  const inserted = new Set(
+    await pluck<string>(
+      db,
+      `INSERT INTO scenario_requests (key, company_id, project_id, scenario_name, payload_json, parent_key, status,
+         batch_id, source_file, source_line, created_at, updated_at)
+       SELECT k, c, p, n, j, pk, 'pending', $8, $9, l, $10, $10
+       FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::int[])
+         AS t(k, c, p, n, j, pk, l)
+       ON CONFLICT (key) DO NOTHING RETURNING key`,
+      [
+        rows.map((r) => r.key),
+        rows.map((r) => r.companyId),
+        rows.map((r) => r.projectId),
+        rows.map((r) => r.scenarioName),
+        payloads,
+        rows.map((r) => r.parentKey),
+        rows.map((r) => r.line),
+        batchId,
+        sourceFile,
+        now,
+      ],
+    ),
+  );
+  const others = rows.filter((r) => !inserted.has(r.key));
+  result.recorded += rows.length - others.length;
+  if (!others.length) return;
+  const { rows: found } = await run<{ key: string; status: RequestStatus; payloadJson: string }>(
+    db,
+    `SELECT key, status, payload_json AS "payloadJson" FROM scenario_requests WHERE key = ANY($1::text[])`,
+    [others.map((r) => r.key)],
+  );
+  const existing = new Map(found.map((f) => [f.key, f]));
+  const adopt: SeedRow[] = [];
+  for (const [i, row] of rows.entries()) {
+    if (inserted.has(row.key)) continue;
+    const e = existing.get(row.key);
+    if (!e) continue;
+    if (e.payloadJson !== payloads[i]) result.changedPayload.push(row.key);
+    if (e.status === "created" || e.status === "exists" || e.status === "failed") {
+      result.skipped[e.status]++;
+    } else {
+      adopt.push(row);
+      result.recorded++;
+    }
+  }
+  if (adopt.length)
+    await run(
+      db,
+      `UPDATE scenario_requests r SET batch_id = $1, source_file = $2, source_line = v.line, updated_at = $3
+       FROM unnest($4::text[], $5::int[]) AS v(key, line) WHERE r.key = v.key`,
+      [batchId, sourceFile, now, adopt.map((r) => r.key), adopt.map((r) => r.line)],
+    );
+}
+
+export async function recordRejections(
+  pool: Pool,
+  batchId: string,
+  sourceFile: string,
+  problems: readonly SeedProblem[],
+  now: string,
+): Promise<void> {
+  if (!problems.length) return;
+  await run(
+    pool,
+    `INSERT INTO seed_rejections (batch_id, source_file, line, key, field, reason, recorded_at)
+     SELECT $1, $2, l, k, f, r, $3 FROM unnest($4::int[], $5::text[], $6::text[], $7::text[]) AS t(l, k, f, r)`,
+    [
+      batchId,
+      sourceFile,
+      now,
+      problems.map((p) => p.line),
+      problems.map((p) => textValue(p.key)),
+      problems.map((p) => textValue(p.field)),
+      problems.map((p) => textValue(p.reason)),
+    ],
+  );
+}

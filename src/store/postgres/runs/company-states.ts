@@ -1,0 +1,89 @@
+/** Per company: its latest run, its latest success, the newest snapshot applied, its alert state. */
+import type { CompanyRunState, RunStatus } from "../../port-runs.js";
+import type { Db } from "../pool.js";
+import { run } from "../sql.js";
+
+interface StateRow {
+  companyId: number;
+  id: number | null;
+  status: RunStatus | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  fetched: number;
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+  rejected: number;
+  error: string | null;
+  lastSuccessAt: string | null;
+  appliedStartedAt: string | null;
+  alertState: string | null;
+}
+
+/** One statement for all the companies (a daemon's probe asks for each of them). */
+export async function companyStates(db: Db, companyIds: readonly number[]): Promise<CompanyRunState[]> {
+  const { rows } = await run<StateRow>(
+    db,
+    `SELECT c.id AS "companyId", r.id, r.status, r.started_at AS "startedAt", r.finished_at AS "finishedAt",
+       r.fetched, r.inserted, r.updated, r.unchanged, r.deleted, r.rejected, r.error,
+       (SELECT max(started_at) FROM sync_runs WHERE company_id = c.id AND status = 'succeeded') AS "lastSuccessAt",
+       st.applied_started_at AS "appliedStartedAt", st.alert_state AS "alertState"
+     FROM unnest($1::bigint[]) WITH ORDINALITY AS c(id, n)
+     LEFT JOIN LATERAL (SELECT * FROM sync_runs WHERE company_id = c.id ORDER BY id DESC LIMIT 1) r ON true
+     LEFT JOIN sync_state st ON st.company_id = c.id
+     ORDER BY c.n`,
+    [companyIds],
+  );
+  return rows.map((r) => ({
+    companyId: r.companyId,
+    lastRun:
+      r.id !== null && r.status !== null && r.startedAt !== null
+        ? {
+            id: r.id,
+            status: r.status,
+            startedAt: r.startedAt,
+            finishedAt: r.finishedAt,
+            counts: {
+              fetched: r.fetched,
+              inserted: r.inserted,
+              updated: r.updated,
+              unchanged: r.unchanged,
+              deleted: r.deleted,
+              rejected: r.rejected,
+            },
+            error: r.error,
+          }
+        : null,
+    lastSuccessAt: r.lastSuccessAt,
+    appliedStartedAt: r.appliedStartedAt,
+    alertState: r.alertState,
+  }));
+}
+
+/**
+ * Compare and set in one statement: a company without a row gets one when null was expected;
+ * otherwise the UPDATE takes the row's lock and, under READ COMMITTED, checks the state again
+ * once a concurrent setter has committed, so of several callers expecting the same state one wins.
+ */
+export async function setAlertState(
+  db: Db,
+  companyId: number,
+  expected: string | null,
+  next: string,
+  at: string,
+): Promise<boolean> {
+  const { rows } = await run<{ n: number }>(
+    db,
+    `WITH ins AS (
+       INSERT INTO sync_state (company_id, alert_state, alert_changed_at)
+       SELECT $1::bigint, $3::text, $4::timestamptz WHERE $2::text IS NULL
+       ON CONFLICT (company_id) DO NOTHING RETURNING 1),
+     upd AS (
+       UPDATE sync_state SET alert_state = $3, alert_changed_at = $4
+       WHERE company_id = $1 AND alert_state IS NOT DISTINCT FROM $2::text RETURNING 1)
+     SELECT (SELECT count(*) FROM ins) + (SELECT count(*) FROM upd) AS n`,
+    [companyId, expected, next, at],
+  );
+  return (rows[0]?.n ?? 0) > 0;
+}

@@ -1,0 +1,83 @@
+/**
+ * One company's snapshot in one transaction, under the company's advisory lock: two processes
+ * applying the same company take turns (the second then finds the first's snapshot applied and
+ * is superseded if the first was newer). Readers see the whole snapshot or none of it. An abort
+ * cancels the statement running (pg_cancel_backend) and rolls everything back.
+ */
+import type { RunEnd } from "../../port-runs.js";
+import type { ApplyResult, SnapshotMeta, SnapshotPlan } from "../../port-snapshot.js";
+import type { Pool } from "../pool.js";
+import { finishRun } from "../runs/record.js";
+import { run } from "../sql.js";
+import { isConnectionError } from "../tx.js";
+import { loadIndex } from "./index-load.js";
+import { BATCH_SIZE, SnapshotWriter } from "./writer.js";
+
+export async function applySnapshot(
+  pool: Pool,
+  meta: SnapshotMeta,
+  plan: SnapshotPlan,
+  signal?: AbortSignal,
+  batchSize = BATCH_SIZE,
+): Promise<ApplyResult> {
+  signal?.throwIfAborted();
+  const client = await pool.connect();
+  let broken = false;
+  let pid: number | undefined;
+  const cancel = () => {
+    if (pid !== undefined) pool.query("SELECT pg_cancel_backend($1)", [pid]).catch(() => {});
+  };
+  signal?.addEventListener("abort", cancel, { once: true });
+  try {
+    pid = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid;
+    await client.query("BEGIN");
+    try {
+      await client.query("SELECT pg_advisory_xact_lock($1)", [meta.companyId]);
+      const { rows } = await run<{ startedAt: string | null; runId: number | null }>(
+        client,
+        `SELECT applied_started_at AS "startedAt", applied_run_id AS "runId" FROM sync_state WHERE company_id = $1`,
+        [meta.companyId],
+      );
+      const newer = rows[0];
+      if (newer?.startedAt && newer.startedAt >= meta.startedAt) {
+        await client.query("ROLLBACK");
+        return { applied: false, newerStartedAt: newer.startedAt, newerRunId: newer.runId };
+      }
+      const ops = plan(await loadIndex(client, meta.companyId, meta.reportIds));
+      const writer = new SnapshotWriter(client, meta, batchSize);
+      let step = ops.next();
+      while (!step.done) {
+        signal?.throwIfAborted();
+        await writer.add(step.value);
+        step = ops.next();
+      }
+      await writer.flush();
+      const end: RunEnd = { ...step.value, finishedAt: meta.finishedAt() };
+      await finishRun(client, meta.runId, end);
+      await run(
+        client,
+        `INSERT INTO sync_state (company_id, applied_started_at, applied_run_id) VALUES ($1, $2, $3)
+         ON CONFLICT (company_id) DO UPDATE SET applied_started_at = excluded.applied_started_at,
+           applied_run_id = excluded.applied_run_id`,
+        [meta.companyId, meta.startedAt, meta.runId],
+      );
+      signal?.throwIfAborted();
+      await client.query("COMMIT");
+      return { applied: true, end };
+    } catch (err) {
+      await client.query("ROLLBACK").catch(() => {
+        broken = true;
+      });
+      // A statement cancelled by the abort fails with "canceling statement": say why instead.
+      if (signal?.aborted) throw signal.reason;
+      throw err;
+    }
+  } catch (err) {
+    broken ||= isConnectionError(err);
+    throw err;
+  } finally {
+    signal?.removeEventListener("abort", cancel);
+    // A cancel sent by the abort may still arrive: never hand this session to anyone else.
+    client.release(broken || signal?.aborted === true);
+  }
+}

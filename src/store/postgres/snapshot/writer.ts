@@ -1,0 +1,137 @@
+/**
+ * The operations of a snapshot, written in batches. Plan operations are buffered and written
+ * together, a statement per kind; a batch holds each plan id at most once (a second operation
+ * on an id flushes the batch first), so the order of kinds within it does not matter. The
+ * rest (touchAllLive, reports) flush the batch and then run at their place in the sequence.
+ */
+
+import { rejectedRecords } from "../../../schema/postgres/index.js";
+import type { SnapshotMeta, SnapshotOp } from "../../port-snapshot.js";
+import type { Db } from "../pool.js";
+import { recordSyncError } from "../runs/record.js";
+import { batchInserter } from "../sql.js";
+import { textValue } from "../text.js";
+import { type PlanContent, PlanWriter } from "./plans.js";
+import { ReportWriter } from "./reports.js";
+import type { NewContent } from "./versions.js";
+
+type Reject = Extract<SnapshotOp, { op: "reject" }>;
+type ErrorOp = Extract<SnapshotOp, { op: "error" }>;
+
+/** Operations per batch: a few MB of plan JSON per statement. */
+export const BATCH_SIZE = 500;
+
+const insertRejects = batchInserter(rejectedRecords, { omit: ["id"] });
+
+interface Batch {
+  contents: PlanContent[];
+  revives: NewContent[];
+  touches: number[];
+  deletes: number[];
+  rejects: Reject[];
+  errors: ErrorOp[];
+}
+
+const emptyBatch = (): Batch => ({
+  contents: [],
+  revives: [],
+  touches: [],
+  deletes: [],
+  rejects: [],
+  errors: [],
+});
+
+export class SnapshotWriter {
+  readonly #plans = new PlanWriter();
+  readonly #reports = new ReportWriter();
+  #batch = emptyBatch();
+  #ids = new Set<number>();
+  #size = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly meta: SnapshotMeta,
+    private readonly batchSize = BATCH_SIZE,
+  ) {}
+
+  /** Takes one operation; writes when the batch is full or the operation cannot wait. */
+  async add(o: SnapshotOp): Promise<void> {
+    const { db } = this;
+    const at = this.meta.startedAt;
+    const runId = this.meta.runId;
+    switch (o.op) {
+      case "plan.insert":
+      case "plan.update":
+        await this.#planOp(o.plan.plan.id as number, (b) =>
+          b.contents.push({ plan: o.plan, rawJson: o.rawJson, hash: o.hash, known: o.op === "plan.update" }),
+        );
+        return;
+      case "plan.revive":
+        await this.#planOp(o.id, (b) =>
+          b.revives.push({ id: o.id, rawJson: o.rawJson, contentHash: o.hash }),
+        );
+        return;
+      case "plan.touch":
+        await this.#planOp(o.id, (b) => b.touches.push(o.id));
+        return;
+      case "plan.delete":
+        await this.#planOp(o.id, (b) => b.deletes.push(o.id));
+        return;
+      case "reject":
+        return this.#queue((b) => b.rejects.push(o));
+      case "error":
+        return this.#queue((b) => b.errors.push(o));
+    }
+    await this.flush();
+    switch (o.op) {
+      case "plan.touchAllLive":
+        return this.#plans.touchAllLive(db, this.meta.companyId, at);
+      case "report.write":
+        return this.#reports.write(db, o.report, o.rawJson, o.hash, at, runId);
+      case "report.revive":
+        return this.#reports.revive(db, o.id, o.rawJson, o.hash, at, runId);
+      case "report.touch":
+        return this.#reports.touch(db, o.id, at);
+      case "report.delete":
+        await this.#reports.markDeleted(db, o.id, at);
+        return;
+    }
+  }
+
+  /** Writes what the batch holds. */
+  async flush(): Promise<void> {
+    if (this.#size === 0) return;
+    const b = this.#batch;
+    this.#batch = emptyBatch();
+    this.#ids.clear();
+    this.#size = 0;
+    const { db } = this;
+    const { startedAt: at, runId } = this.meta;
+    await this.#plans.write(db, b.contents, at, runId);
+    await this.#plans.revive(db, b.revives, at, runId);
+    await this.#plans.touch(db, b.touches, at);
+    await this.#plans.markDeleted(db, b.deletes, at);
+    await insertRejects(
+      db,
+      b.rejects.map((r) => ({
+        runId,
+        entity: r.entity,
+        entityId: r.entityId,
+        reason: textValue(r.reason),
+        rawJson: textValue(r.rawJson),
+      })),
+    );
+    for (const e of b.errors) await recordSyncError(db, runId, e);
+  }
+
+  async #planOp(id: number, push: (b: Batch) => void): Promise<void> {
+    if (this.#ids.has(id)) await this.flush();
+    this.#ids.add(id);
+    await this.#queue(push);
+  }
+
+  async #queue(push: (b: Batch) => void): Promise<void> {
+    push(this.#batch);
+    if (++this.#size >= this.batchSize) await this.flush();
+  }
+}

@@ -1,0 +1,159 @@
+/** Sync runs, leases, alert states and migrations through the store port, on every store kind. */
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Store } from "../../src/store/port.js";
+import { emptyCounts, type Lease } from "../../src/store/port-runs.js";
+import { applyOps, COMPANY, insert, OTHER_COMPANY } from "../support/snapshots.js";
+import { storeKinds } from "../support/stores.js";
+
+const T0 = "2025-03-01T10:00:00.000Z";
+const T1 = "2025-03-01T10:00:30.000Z";
+const T2 = "2025-03-01T10:01:00.000Z";
+const T3 = "2025-03-01T10:02:00.000Z";
+const me = { host: "a", pid: 1 };
+const you = { host: "b", pid: 2 };
+const lease = (token: string, owner = me, expiresAt = T2): Lease => ({ token, owner, expiresAt });
+const never = () => false;
+
+describe.each(storeKinds())("runs on $name", (kind) => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await kind.open(await kind.fresh());
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+  afterAll(async () => {
+    await kind.cleanup();
+  });
+
+  it("lists open runs with their owner and abandons one only once", async () => {
+    const a = await store.runs.start({ companyId: COMPANY, trigger: "t", startedAt: T0, owner: me });
+    const b = await store.runs.start({ companyId: OTHER_COMPANY, trigger: "t", startedAt: T1, owner: you });
+    await store.runs.heartbeat(a, T1);
+    expect(await store.runs.open()).toEqual([
+      { id: a, companyId: COMPANY, startedAt: T0, heartbeatAt: T1, owner: me },
+      { id: b, companyId: OTHER_COMPANY, startedAt: T1, heartbeatAt: T1, owner: you },
+    ]);
+    expect(await store.runs.abandon(a, T2, "its process died")).toBe(true);
+    expect(await store.runs.abandon(a, T3, "again")).toBe(false);
+    await store.runs.finish(b, { status: "cancelled", counts: emptyCounts(), finishedAt: T2, error: "stop" });
+    expect(await store.runs.open()).toEqual([]);
+    expect(await kind.rows(store, "SELECT status, finished_at, error FROM sync_runs ORDER BY id")).toEqual([
+      { status: "failed", finished_at: T2, error: "its process died" },
+      { status: "cancelled", finished_at: T2, error: "stop" },
+    ]);
+  });
+
+  it("grants a free lease, refuses a held one, and lets canTake or expiry hand it over", async () => {
+    expect(await store.runs.acquireLease(COMPANY, lease("t1"), T0, never)).toEqual({ ok: true });
+    expect(await store.runs.acquireLease(COMPANY, lease("t2", you), T1, never)).toEqual({
+      ok: false,
+      holder: lease("t1"),
+    });
+    const asked: Lease[] = [];
+    const gone = (holder: Lease) => {
+      asked.push(holder);
+      return true;
+    };
+    expect(await store.runs.acquireLease(COMPANY, lease("t3", you, T3), T1, gone)).toEqual({ ok: true });
+    expect(asked).toEqual([lease("t1")]);
+    // The old holder's renewal and release no longer count.
+    expect(await store.runs.renewLease(COMPANY, "t1", T3)).toBe(false);
+    await store.runs.releaseLease(COMPANY, "t1");
+    expect(await store.runs.acquireLease(COMPANY, lease("t4"), T2, never)).toMatchObject({ ok: false });
+    // Past its expiry the lease is anyone's, without asking.
+    expect(
+      await store.runs.acquireLease(COMPANY, lease("t5", me, "2025-03-01T10:09:00.000Z"), T3, never),
+    ).toEqual({
+      ok: true,
+    });
+    expect(await store.runs.renewLease(COMPANY, "t5", "2025-03-01T10:10:00.000Z")).toBe(true);
+    await store.runs.releaseLease(COMPANY, "t5");
+    expect(await store.runs.acquireLease(COMPANY, lease("t6", you), T3, never)).toEqual({ ok: true });
+  });
+
+  it("gives a lease to exactly one of several takers at once", async () => {
+    const results = await Promise.all(
+      [1, 2, 3, 4, 5].map((pid) =>
+        store.runs.acquireLease(COMPANY, lease(`t${pid}`, { host: "h", pid }), T0, never),
+      ),
+    );
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+  });
+
+  it("sets the alert state only when it is still the expected one", async () => {
+    expect(await store.runs.setAlertState(COMPANY, "ok", "failing", T0)).toBe(false);
+    expect(await store.runs.setAlertState(COMPANY, null, "ok", T0)).toBe(true);
+    expect(await store.runs.setAlertState(COMPANY, null, "ok", T1)).toBe(false);
+    expect(await store.runs.setAlertState(COMPANY, "ok", "failing", T1)).toBe(true);
+    const racers = await Promise.all(
+      [1, 2, 3, 4, 5].map(() => store.runs.setAlertState(COMPANY, "failing", "ok", T2)),
+    );
+    expect(racers.filter(Boolean)).toHaveLength(1);
+    const fresh = await Promise.all(
+      [1, 2, 3].map(() => store.runs.setAlertState(OTHER_COMPANY, null, "stale", T2)),
+    );
+    expect(fresh.filter(Boolean)).toHaveLength(1);
+    expect((await store.runs.companyStates([COMPANY, OTHER_COMPANY])).map((s) => s.alertState)).toEqual([
+      "ok",
+      "stale",
+    ]);
+  });
+
+  it("tells each company's last run, last success, applied snapshot and alert state, in the order asked", async () => {
+    await applyOps(store, T0, () => [insert(1, "one")]);
+    const partial = await applyOps(store, T1, () => [], { status: "partial" });
+    const running = await store.runs.start({ companyId: COMPANY, trigger: "t", startedAt: T2, owner: me });
+    await store.runs.setAlertState(COMPANY, null, "failing", T2);
+    const states = await store.runs.companyStates([999, COMPANY]);
+    expect(states[0]).toEqual({
+      companyId: 999,
+      lastRun: null,
+      lastSuccessAt: null,
+      appliedStartedAt: null,
+      alertState: null,
+    });
+    expect(states[1]).toEqual({
+      companyId: COMPANY,
+      lastRun: {
+        id: running,
+        status: "running",
+        startedAt: T2,
+        finishedAt: null,
+        counts: emptyCounts(),
+        error: null,
+      },
+      lastSuccessAt: T0,
+      appliedStartedAt: T1,
+      alertState: "failing",
+    });
+    expect(partial.result.applied).toBe(true);
+  });
+});
+
+describe.each(storeKinds())("migrations on $name", (kind) => {
+  afterAll(async () => {
+    await kind.cleanup();
+  });
+
+  it("lets five openers of a new database all succeed, and applies each migration once", async () => {
+    const database = await kind.fresh();
+    const stores = await Promise.all([1, 2, 3, 4, 5].map(() => kind.open(database)));
+    try {
+      const counts = await Promise.all(stores.map((s) => s.sql.migrationCount()));
+      expect(new Set(counts).size).toBe(1);
+      expect(counts[0]).toBeGreaterThan(0);
+      const table = kind.name === "sqlite" ? "__drizzle_migrations" : "drizzle.__drizzle_migrations";
+      const rows = await kind.rows<{ n: number; d: number }>(
+        stores[0] as Store,
+        `SELECT count(*) AS n, count(DISTINCT hash) AS d FROM ${table}`,
+      );
+      expect(rows).toEqual([{ n: counts[0], d: counts[0] }]);
+      // Every store works on the one schema.
+      for (const [i, s] of stores.entries()) await s.runs.setAlertState(1000 + i, null, "ok", T0);
+      expect(await kind.rows(stores[4] as Store, "SELECT count(*) AS n FROM sync_state")).toEqual([{ n: 5 }]);
+    } finally {
+      for (const s of stores) await s.close();
+    }
+  });
+});

@@ -1,0 +1,55 @@
+// A process that applies one snapshot of a company to PostgreSQL through the built store, its
+// plan blocking between operations, and says on stdout (one JSON line each) when it asked to
+// apply, when each operation was taken, and how the apply ended. Used by postgres-processes.test.ts.
+// Usage: node apply-child.mjs <url> <companyId> <startedAt> <label> <ops> <msPerOp>
+import { databaseTarget } from "../../dist/src/config/index.js";
+import { openPostgresStore } from "../../dist/src/store/postgres/index.js";
+
+const [url, company, startedAt, label, ops, msPerOp] = process.argv.slice(2);
+const companyId = Number(company);
+const say = (event, more = {}) =>
+  process.stdout.write(`${JSON.stringify({ event, label, at: Date.now(), ...more })}\n`);
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+const store = await openPostgresStore(databaseTarget(url));
+const runId = await store.runs.start({
+  companyId,
+  trigger: label,
+  startedAt,
+  owner: { host: "test", pid: process.pid },
+});
+say("apply");
+const result = await store.snapshots.apply(
+  { companyId, runId, startedAt, reportIds: [], finishedAt: () => new Date().toISOString() },
+  function* () {
+    for (let i = 0; i < Number(ops); i++) {
+      say("op", { i });
+      Atomics.wait(pause, 0, 0, Number(msPerOp)); // a slow plan: the transaction stays open
+      const id = i + 1;
+      const name = `${label}-${id}`;
+      yield {
+        op: "plan.insert",
+        plan: {
+          plan: { id, companyId, platform: "desktop", planName: name },
+          days: [],
+          resolutions: [],
+          environments: [],
+          scenarios: [],
+          alerts: [],
+          fetchAppFiles: [],
+          mobileApps: [],
+          planMobileApps: [],
+        },
+        rawJson: JSON.stringify({ id, name }),
+        hash: name,
+      };
+    }
+    return {
+      status: "succeeded",
+      counts: { fetched: 0, inserted: 0, updated: 0, unchanged: 0, deleted: 0, rejected: 0 },
+      error: null,
+    };
+  },
+);
+say("done", { applied: result.applied });
+await store.close();

@@ -1,0 +1,89 @@
+/**
+ * The SQLite and PostgreSQL schemas describe one public interface: the same tables and views,
+ * with the same column names and nullability, and row types that fit both dialects.
+ */
+import { getTableColumns, is } from "drizzle-orm";
+import {
+  PgTable,
+  PgView,
+  getTableConfig as pgTableConfig,
+  getViewConfig as pgViewConfig,
+} from "drizzle-orm/pg-core";
+import {
+  SQLiteTable,
+  SQLiteView,
+  getTableConfig as sqliteTableConfig,
+  getViewConfig as sqliteViewConfig,
+} from "drizzle-orm/sqlite-core";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import * as pg from "../../src/schema/postgres/index.js";
+import * as sqlite from "../../src/schema/sqlite/index.js";
+
+type Shape = Record<string, { nullable: boolean }>;
+/** The row type read from each table and view of a schema module. */
+type Rows<M> = { [K in keyof M]: M[K] extends { $inferSelect: infer R } ? R : never };
+
+function tables(mod: Record<string, unknown>): Map<string, Shape> {
+  const out = new Map<string, Shape>();
+  for (const value of Object.values(mod)) {
+    if (is(value, SQLiteTable)) {
+      const c = sqliteTableConfig(value);
+      out.set(c.name, Object.fromEntries(c.columns.map((col) => [col.name, { nullable: !col.notNull }])));
+    } else if (is(value, PgTable)) {
+      const c = pgTableConfig(value);
+      out.set(c.name, Object.fromEntries(c.columns.map((col) => [col.name, { nullable: !col.notNull }])));
+    }
+  }
+  return out;
+}
+
+function views(mod: Record<string, unknown>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const value of Object.values(mod)) {
+    const config = is(value, SQLiteView)
+      ? sqliteViewConfig(value)
+      : is(value, PgView)
+        ? pgViewConfig(value)
+        : null;
+    if (!config) continue;
+    const columns = Object.values(config.selectedFields as Record<string, { name: string }>).map(
+      (f) => f.name,
+    );
+    out.set(config.name, columns);
+  }
+  return out;
+}
+
+describe("the SQLite and PostgreSQL schemas", () => {
+  const sqliteTables = tables(sqlite);
+  const pgTables = tables(pg);
+
+  it("have the same tables", () => {
+    expect(sqliteTables.size).toBeGreaterThan(20);
+    expect([...pgTables.keys()].sort()).toEqual([...sqliteTables.keys()].sort());
+  });
+
+  it.each([...sqliteTables.keys()])("give %s the same columns with the same nullability", (name) => {
+    expect(pgTables.get(name)).toEqual(sqliteTables.get(name));
+  });
+
+  it("have both views, with the same columns", () => {
+    const sqliteViews = views(sqlite);
+    const pgViews = views(pg);
+    expect([...sqliteViews.keys()].sort()).toEqual(["v_plan_schedule", "v_report_plan_coverage"]);
+    expect([...pgViews.keys()].sort()).toEqual([...sqliteViews.keys()].sort());
+    for (const [name, columns] of sqliteViews) expect(pgViews.get(name)).toEqual(columns);
+  });
+
+  it("read rows of the same TypeScript types, under the same property names", () => {
+    // Checked by the type checker (npm test runs it); the property names at run time too.
+    expectTypeOf<Rows<typeof pg>>().toEqualTypeOf<Rows<typeof sqlite>>();
+    const keys = (mod: Record<string, unknown>) =>
+      Object.fromEntries(
+        Object.entries(mod)
+          .filter(([, t]) => is(t, SQLiteTable) || is(t, PgTable))
+          .map(([name, t]) => [name, Object.keys(getTableColumns(t as SQLiteTable))]),
+      );
+    expect(keys(pg)).toEqual(keys(sqlite));
+  });
+});
