@@ -39,6 +39,7 @@ async function submit(ctx: CommandContext, { store, queue }: PushEnv, seed: Load
     return 0;
   }
   const progress = new Progress(submitted.recorded, "push");
+  await sayWhatIsHeld(ctx, queue);
   // Nothing unsettled: no worker (BullMQ misses its stalled-check timer if closed at once).
   if (before.pending + before.queued > 0) queue.startWorker();
   let lastReconcile = Date.now();
@@ -89,6 +90,25 @@ export function printSummary(
  * Whether a daemon consumes the push queue: BullMQ workers name their Redis connection, so
  * CLIENT LIST counts them (a Redis that refuses CLIENT LIST leaves it unknown).
  */
+/**
+ * Jobs left active by a worker that is gone (kill -9, a crash) keep their locks until they
+ * expire: say so, and how long, instead of seeming to hang.
+ */
+async function sayWhatIsHeld(ctx: CommandContext, queue: PushEnv["queue"]): Promise<void> {
+  const held = await withTimeout(
+    Promise.all([queue.queue.getActiveCount(), queue.queue.getWorkersCount()]),
+    3000,
+  ).catch(() => undefined);
+  if (!held) return;
+  const [active, workers] = held;
+  if (active === 0 || workers > 0) return;
+  const lockSeconds = Math.ceil(ctx.config().push.lockDurationMs / 1000);
+  process.stderr.write(
+    `tas-sync push: ${active} job(s) are still held by a worker that stopped without releasing them (killed?); ` +
+      `they run again once their locks expire, within about ${2 * lockSeconds} s (push.lockDurationMs)\n`,
+  );
+}
+
 async function sayWhoConsumes(ctx: CommandContext, queue: PushEnv["queue"]): Promise<void> {
   let workers: number | undefined;
   try {
