@@ -51,12 +51,9 @@ describe("tas-sync status", () => {
     ]);
 
     // The daemon's schedulers give each company a next run.
-    const queue = new SyncQueue({
-      cfg: h.cfg,
-      store: await openStore(h.cfg.database),
-      clients: createClients(h.cfg, logger),
-      logger,
-    });
+    const store = await openStore(h.cfg.database);
+    const clients = createClients(h.cfg, logger);
+    const queue = new SyncQueue({ cfg: h.cfg, store, clients, logger });
     await queue.schedule();
     s = await status();
     for (const c of s.json.companies)
