@@ -1,21 +1,24 @@
 /** Per company: its latest run, its latest success, and the newest snapshot applied. */
-import type { CompanyRunState, RunStatus } from "../../port-runs.js";
+import type { syncRuns, syncState } from "../../../schema/sqlite/index.js";
+import type { CompanyRunState } from "../../port-runs.js";
 import type { Sqlite } from "../connection.js";
 import { plucked, prepared } from "../prepared.js";
 
-interface LatestRow {
-  id: number;
-  status: RunStatus;
-  startedAt: string;
-  finishedAt: string | null;
-  fetched: number;
-  inserted: number;
-  updated: number;
-  unchanged: number;
-  deleted: number;
-  rejected: number;
-  error: string | null;
-}
+type LatestRow = Pick<
+  typeof syncRuns.$inferSelect,
+  | "id"
+  | "status"
+  | "startedAt"
+  | "finishedAt"
+  | "fetched"
+  | "inserted"
+  | "updated"
+  | "unchanged"
+  | "deleted"
+  | "rejected"
+  | "error"
+>;
+type StateRow = Pick<typeof syncState.$inferSelect, "appliedStartedAt" | "alertState">;
 
 export function companyStates(sqlite: Sqlite, companyIds: readonly number[]): CompanyRunState[] {
   const latest = prepared(

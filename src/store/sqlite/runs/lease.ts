@@ -1,14 +1,13 @@
 /** A company's lease in sync_state: who may sync it now. */
+import type { syncState } from "../../../schema/sqlite/index.js";
 import type { Lease, LeaseResult } from "../../port-runs.js";
 import type { Sqlite } from "../connection.js";
 import { prepared } from "../prepared.js";
 
-interface LeaseRow {
-  token: string | null;
-  host: string | null;
-  pid: number | null;
-  expiresAt: string | null;
-}
+type LeaseRow = Pick<
+  typeof syncState.$inferSelect,
+  "leaseToken" | "leaseHost" | "leasePid" | "leaseExpiresAt"
+>;
 
 export function acquireLease(
   sqlite: Sqlite,
@@ -21,14 +20,14 @@ export function acquireLease(
     .transaction((): LeaseResult => {
       const row = prepared(
         sqlite,
-        `SELECT lease_token AS token, lease_host AS host, lease_pid AS pid, lease_expires_at AS expiresAt
-         FROM sync_state WHERE company_id = ?`,
+        `SELECT lease_token AS leaseToken, lease_host AS leaseHost, lease_pid AS leasePid,
+           lease_expires_at AS leaseExpiresAt FROM sync_state WHERE company_id = ?`,
       ).get(companyId) as LeaseRow | undefined;
-      if (row?.token && row.expiresAt && row.expiresAt > now) {
+      if (row?.leaseToken && row.leaseExpiresAt && row.leaseExpiresAt > now) {
         const holder: Lease = {
-          token: row.token,
-          owner: { host: row.host ?? "?", pid: row.pid ?? 0 },
-          expiresAt: row.expiresAt,
+          token: row.leaseToken,
+          owner: { host: row.leaseHost ?? "?", pid: row.leasePid ?? 0 },
+          expiresAt: row.leaseExpiresAt,
         };
         if (!canTake(holder)) return { ok: false, holder };
       }

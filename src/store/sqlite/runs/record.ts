@@ -1,4 +1,5 @@
 /** sync_runs rows: start, heartbeat, end; and sync_errors / rejected_records. */
+import type { syncRuns } from "../../../schema/sqlite/index.js";
 import type { Owner, RunEnd, RunStart, SyncErrorRecord } from "../../port-runs.js";
 import type { Sqlite } from "../connection.js";
 import { prepared } from "../prepared.js";
@@ -61,14 +62,10 @@ export function recordRejected(
   ).run(runId, entity, entityId, reason, rawJson);
 }
 
-interface OpenRunRow {
-  id: number;
-  companyId: number;
-  startedAt: string;
-  heartbeatAt: string | null;
-  ownerHost: string | null;
-  ownerPid: number | null;
-}
+type OpenRunRow = Pick<
+  typeof syncRuns.$inferSelect,
+  "id" | "companyId" | "startedAt" | "heartbeatAt" | "ownerHost" | "ownerPid"
+>;
 
 export function openRuns(sqlite: Sqlite) {
   const rows = prepared(
