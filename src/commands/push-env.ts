@@ -1,8 +1,9 @@
 /** What the push commands open (Redis check, store, API clients, push queue) and close. */
 import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
-import { assertRedis } from "../queue/connection.js";
+import { assertRedis, safeRedisUrl } from "../queue/connection.js";
 import { PushQueue } from "../queue/push.js";
+import { RedisWatch } from "../queue/redis-watch.js";
 import { type Clients, createClients } from "../runtime.js";
 import { openStore } from "../store/open.js";
 import type { Store } from "../store/port.js";
@@ -23,7 +24,9 @@ export async function withPushQueue<T>(
   const store = await openStore(cfg.database);
   await cleanUpAfterDeadProcesses(store, logger, cfg.sync.leaseMs);
   const clients = createClients(cfg, logger);
-  const queue = new PushQueue({ cfg, outbox: store.outbox, clients, logger });
+  // A Redis outage during `push --wait`: one line when lost, one a minute, one when back.
+  const watch = new RedisWatch(logger, safeRedisUrl(cfg.redisUrl));
+  const queue = new PushQueue({ cfg, outbox: store.outbox, clients, logger, watch });
   try {
     return await use({ store, clients, queue });
   } finally {
