@@ -139,7 +139,8 @@ export async function runDaemon(cfg: Config, opts: DaemonOptions): Promise<numbe
     return 0;
   } finally {
     reconciler?.stop();
-    monitor?.stop();
+    // Alerts still being delivered get a few seconds, not the whole of their retries.
+    await Promise.race([monitor?.stop(), new Promise((r) => setTimeout(r, 5000).unref())]);
     const graceOver = () => {
       logger.warn("grace period over: abandoning running jobs (a sync in progress writes nothing)");
       abandon.abort();
