@@ -12,7 +12,7 @@ first; every bad row is reported on stderr as FILE:LINE: field: reason. A field 
 does not know is ignored, with one warning per name on stderr
 (FILE:LINE: warning: descripton: unknown field (did you mean "description"?), ignored).
 
-Rows are recorded in the SQLite outbox (scenario_requests) and one BullMQ job is queued per
+Rows are recorded in the database's outbox (scenario_requests) and one BullMQ job is queued per
 row; children are queued once their parent is created. Running the same file again creates
 nothing twice: rows already created (or that failed) are skipped and counted.
 
@@ -106,7 +106,8 @@ export const resumePushSpec: CommandSpec = {
   help: `Usage: tas-sync resume-push [--config PATH]
 
 The push queue pauses itself when the service refuses the token even after
-re-authenticating. Fix the credentials in the config, then run this.`,
+re-authenticating. Fix the credentials in the config, restart the daemon so that it reads
+them, then run this.`,
   options: {},
   load: () => import("../outbox.js").then((m) => m.runResumePush),
 };

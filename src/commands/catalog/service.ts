@@ -25,8 +25,9 @@ Options:
   --no-server      do not serve HTTP (health, readiness, metrics, dashboard)
 
 Exit codes: 0 stopped gracefully by SIGINT/SIGTERM; 130/143 stopped at once by a second
-            signal; 1 Redis or the database unreachable at start; 2 bad usage or config
-            (e.g. a non-loopback server.host without credentials).`,
+            signal; 1 Redis unreachable at start; 2 bad usage or config (e.g. a non-loopback
+            server.host without credentials), a database that cannot be opened or reached,
+            or a server address that cannot be listened on.`,
   options: {
     "no-sync": { type: "boolean" },
     "no-push": { type: "boolean" },
