@@ -23,7 +23,7 @@ const GLOBAL_OPTIONS = {
 function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return [
-    "tas-sync: mirror Test Automation Service plans and reports into SQLite; push scenarios exactly once.",
+    "tas-sync: mirror Test Automation Service plans and reports into SQLite or PostgreSQL; push scenarios exactly once.",
     "",
     "Usage: tas-sync <command> [options]",
     "",

@@ -38,7 +38,6 @@ export const QUEUE_STATES = [
   "failed",
   "paused",
   "prioritized",
-  "waiting-children",
 ] as const;
 
 /** The job counts of each queue, by QUEUE_STATES: a ready-made `queueCounts` for the daemon's queues. */
@@ -157,7 +156,7 @@ export class Metrics implements Telemetry {
     });
     pointInTimeGauge({
       name: "tas_sync_queue_jobs",
-      help: "Jobs in each BullMQ queue, by state (waiting, active, delayed, completed, failed, paused, prioritized, waiting-children).",
+      help: "Jobs in each BullMQ queue, by state (waiting, active, delayed, completed, failed, paused, prioritized).",
       labelNames: ["queue", "state"],
       registers,
       onError,

@@ -1,6 +1,6 @@
 /**
  * Bearer tokens: a static token, or the OAuth2 password grant (API-FACTS) with refresh
- * before expiry. Callers invalidate a token that got a 401 and ask again, once.
+ * before expiry. Callers invalidate a token that got a 401 and ask again (TasClient: twice at most).
  */
 import type { AuthConfig } from "../config/index.js";
 import { tokenResponseSchema } from "../wire/schemas.js";

@@ -64,6 +64,7 @@ export type LeaseResult = { ok: true } | { ok: false; holder: Lease };
 /** What a person or a probe wants to know of a company. */
 export interface CompanyRunState {
   companyId: number;
+  /** The latest run that ended (a run still going is left out: it says nothing yet). */
   lastRun: {
     id: number;
     status: RunStatus;

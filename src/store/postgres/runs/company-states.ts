@@ -30,7 +30,8 @@ export async function companyStates(db: Db, companyIds: readonly number[]): Prom
        (SELECT max(started_at) FROM sync_runs WHERE company_id = c.id AND status = 'succeeded') AS "lastSuccessAt",
        st.applied_started_at AS "appliedStartedAt", st.alert_state AS "alertState"
      FROM unnest($1::bigint[]) WITH ORDINALITY AS c(id, n)
-     LEFT JOIN LATERAL (SELECT * FROM sync_runs WHERE company_id = c.id ORDER BY id DESC LIMIT 1) r ON true
+     LEFT JOIN LATERAL (SELECT * FROM sync_runs WHERE company_id = c.id AND status <> 'running'
+       ORDER BY id DESC LIMIT 1) r ON true
      LEFT JOIN sync_state st ON st.company_id = c.id
      ORDER BY c.n`,
     [companyIds],

@@ -24,7 +24,8 @@ export function companyStates(sqlite: Sqlite, companyIds: readonly number[]): Co
   const latest = prepared(
     sqlite,
     `SELECT id, status, started_at AS startedAt, finished_at AS finishedAt, fetched, inserted, updated, unchanged,
-       deleted, rejected, error FROM sync_runs WHERE company_id = ? ORDER BY id DESC LIMIT 1`,
+       deleted, rejected, error FROM sync_runs WHERE company_id = ? AND status <> 'running'
+     ORDER BY id DESC LIMIT 1`,
   );
   const success = plucked(
     sqlite,
@@ -36,9 +37,7 @@ export function companyStates(sqlite: Sqlite, companyIds: readonly number[]): Co
   );
   return companyIds.map((companyId) => {
     const r = latest.get(companyId) as LatestRow | undefined;
-    const st = state.get(companyId) as
-      | { appliedStartedAt: string | null; alertState: string | null }
-      | undefined;
+    const st = state.get(companyId) as StateRow | undefined;
     return {
       companyId,
       lastRun: r
