@@ -4,3 +4,9 @@ import { UserError } from "../errors.js";
 export class StoreError extends UserError {
   override name = "StoreError";
 }
+
+/** The database does not answer (refused, unreachable, timed out): not the config's fault; exit 1. */
+export class StoreUnavailableError extends StoreError {
+  override name = "StoreUnavailableError";
+  override readonly exitCode: number = 1;
+}

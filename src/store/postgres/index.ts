@@ -4,7 +4,18 @@
  * advisory lock, outbox writes group-committed.
  */
 import type { DatabaseTarget } from "../../config/index.js";
-import { StoreError } from "../errors.js";
+import { StoreError, StoreUnavailableError } from "../errors.js";
+
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+  "57P03",
+]);
+
 import type { OpenOptions } from "../open.js";
 import type { Store } from "../port.js";
 import { appliedMigrations, migratePostgres } from "./migrate.js";
@@ -38,7 +49,11 @@ export async function openPostgresStore(
     await pool.query("SELECT 1");
   } catch (err) {
     await pool.end().catch(() => {});
-    throw new StoreError(`cannot connect to ${target.display}: ${(err as Error).message}`);
+    const message = `cannot connect to ${target.display}: ${(err as Error).message}`;
+    // A server that does not answer is not the config's to fix (a refused password is).
+    if (UNREACHABLE.has(String((err as { code?: unknown }).code)) || /timeout/i.test((err as Error).message))
+      throw new StoreUnavailableError(message);
+    throw new StoreError(message);
   }
   try {
     if (opts.migrate !== false && !opts.readonly) await migratePostgres(pool);
