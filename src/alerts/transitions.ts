@@ -18,13 +18,14 @@ export function healthKey(h: Health): string {
   return "ok";
 }
 
-function parse(key: string | null): Health {
+/** A stored health back as flags (null: nothing alerted yet, which reads as healthy). */
+export function parseHealth(key: string | null): Health {
   return { failing: key?.includes("failing") ?? false, stale: key?.includes("stale") ?? false };
 }
 
 /** The events to send when the alerted health `before` (null: none yet) becomes `now`. */
 export function alertsFor(before: string | null, now: Health): AlertEvent[] {
-  const was = parse(before);
+  const was = parseHealth(before);
   const events: AlertEvent[] = [];
   if (now.failing && !was.failing) events.push("sync_failed");
   if (now.stale && !was.stale) events.push("company_stale");

@@ -4,7 +4,7 @@
  * Without a webhook the changes are still logged.
  */
 import { hostname } from "node:os";
-import { type AlertEvent, alertsFor, healthKey } from "../alerts/transitions.js";
+import { type AlertEvent, alertsFor, type Health, healthKey, parseHealth } from "../alerts/transitions.js";
 import { WebhookSender } from "../alerts/webhook.js";
 import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
@@ -74,12 +74,18 @@ export class FreshnessMonitor {
     );
     for (const c of states) {
       const before = alerted.get(c.companyId) ?? null;
-      const next = healthKey(c);
+      // A run in progress has not ended: it says nothing yet of whether the company is failing
+      // (taken as it stands, the retry after a failure would read as a recovery).
+      const health: Health = {
+        failing: c.lastRun?.status === "running" ? parseHealth(before).failing : c.failing,
+        stale: c.stale,
+      };
+      const next = healthKey(health);
       if (before === next || (before === null && next === "ok")) continue;
-      const events = alertsFor(before, c);
+      const events = alertsFor(before, health);
       // Only the daemon whose compare-and-set wins sends (the others saw the same change).
       if (!(await store.runs.setAlertState(c.companyId, before, next, now.toISOString()))) continue;
-      for (const event of events) this.#alert(event, c, now);
+      for (const event of events) this.#alert(event, { ...c, ...health }, now);
     }
   }
 

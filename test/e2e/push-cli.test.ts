@@ -1,19 +1,21 @@
 /**
  * The push-side commands as a user runs them: the built CLI in a child process, against a
- * simulator in this process, a real SQLite file and the shared Redis (one unique prefix per
- * test, deleted afterwards).
+ * simulator in this process, a real store and the shared Redis (one unique prefix per test,
+ * deleted afterwards). The commands that push run on SQLite and PostgreSQL; those that stop
+ * at the seed file or at Redis run on SQLite (they never reach a store, and a SQLite file that
+ * was never created shows it best).
  */
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/server.js";
 import { REDIS_URL, simConfig } from "../integration/push-harness.js";
 import { cli, ensureBuilt } from "../support/built-cli.js";
+import { type StoreKind, storeKind, storeKinds } from "../support/stores.js";
 
 const WRONG_TOKEN = "wrong-token-Kd5mP1";
 
@@ -39,17 +41,18 @@ interface Setup {
   seed(rows: (Record<string, unknown> | string)[]): string;
 }
 
-/** A config (own database, own queue prefix) and a seed-file writer, under a name of its own. */
-function setup(name: string, over: Record<string, unknown> = {}): Setup {
+/**
+ * A config (own database, own queue prefix) and a seed-file writer, under a name of its own;
+ * the database is a SQLite file in the temp dir unless given.
+ */
+function setup(name: string, over: Record<string, unknown> = {}, db = join(dir, `${name}.db`)): Setup {
   const prefix = `tas-test-${randomUUID()}`;
   prefixes.push(prefix);
-  const db = join(dir, `${name}.db`);
   const config = join(dir, `${name}.json`);
   writeFileSync(
     config,
     JSON.stringify(
-      simConfig(sim, dir, prefix, {
-        database: db,
+      simConfig(sim, db, prefix, {
         logLevel: "warn",
         push: { ratePerSecond: 200, concurrency: 4, maxAttempts: 2, lockDurationMs: 1000 },
         ...over,
@@ -80,14 +83,16 @@ function row(tag: string, name: string, over: Record<string, unknown> = {}) {
   };
 }
 
-function query<T = Record<string, unknown>>(db: string, sql: string): T[] {
-  const conn = new Database(db, { readonly: true });
+async function query<T = Record<string, unknown>>(kind: StoreKind, db: string, sql: string): Promise<T[]> {
+  const store = await kind.open(db);
   try {
-    return conn.prepare(sql).all() as T[];
+    return await kind.rows<T>(store, sql);
   } finally {
-    conn.close();
+    await store.close();
   }
 }
+
+const sqlite = storeKind("sqlite");
 
 const lines = (text: string) => text.split("\n").filter((l) => l !== "");
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
@@ -106,6 +111,7 @@ afterAll(async () => {
   }
   redis?.disconnect();
   await sim?.close();
+  await sqlite.cleanup();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -154,7 +160,7 @@ describe.concurrent("tas-sync push without the service", () => {
       `tas-sync push: 4 problem(s) in ${file}: nothing queued (fix them, or use --skip-invalid)`,
     );
     expect(out).toHaveLength(5);
-    if (existsSync(s.db)) expect(query(s.db, "SELECT * FROM scenario_requests")).toEqual([]);
+    if (existsSync(s.db)) expect(await query(sqlite, s.db, "SELECT * FROM scenario_requests")).toEqual([]);
     expect(await redis.keys(`${s.prefix}:*`)).toEqual([]);
   });
 
@@ -312,15 +318,21 @@ describe.concurrent("tas-sync push without the service", () => {
   });
 });
 
-describe("tas-sync push against the simulator", () => {
+describe.each(storeKinds())("tas-sync push against the simulator on $name", (kind) => {
+  afterAll(() => kind.cleanup());
+  /** The kind's own setup: names of its own (one simulator holds the scenarios of both kinds). */
+  const on = async (name: string, over: Record<string, unknown> = {}) =>
+    setup(`${name}-${kind.name}`, over, await kind.fresh());
+
   it("creates the valid rows with --skip-invalid and records the others in seed_rejections", async () => {
-    const s = setup("skip");
+    const s = await on("skip");
+    const tag = `skip-${kind.name}`;
     const file = s.seed([
-      row("skip", "suite"),
-      row("skip", "child", { parent_key: "suite" }),
-      { ...row("skip", "broken"), scenario_name: "" },
-      row("skip", "kid-of-broken", { parent_key: "broken" }),
-      row("skip", "lone", { company_id: 9999 }),
+      row(tag, "suite"),
+      row(tag, "child", { parent_key: "suite" }),
+      { ...row(tag, "broken"), scenario_name: "" },
+      row(tag, "kid-of-broken", { parent_key: "broken" }),
+      row(tag, "lone", { company_id: 9999 }),
     ]);
     const r = await cli(["push", file, "--wait", "--skip-invalid", "--config", s.config]);
     expect(r.code).toBe(0);
@@ -328,15 +340,20 @@ describe("tas-sync push against the simulator", () => {
     expect(lines(r.stdout)).not.toContain(`${file}:3: scenario_name: must not be empty`);
     expect(lines(r.stdout)).toContain("created 2, already existed 0, failed 0");
     expect(
-      query(s.db, "SELECT key, status FROM scenario_requests ORDER BY key").map((x) => Object.values(x)),
+      (await query(kind, s.db, "SELECT key, status FROM scenario_requests ORDER BY key")).map((x) =>
+        Object.values(x),
+      ),
     ).toEqual([
       ["child", "created"],
       ["suite", "created"],
     ]);
-    const rejected = query<{ line: number; key: string; field: string; reason: string; source_file: string }>(
-      s.db,
-      "SELECT line, key, field, reason, source_file FROM seed_rejections ORDER BY line",
-    );
+    const rejected = await query<{
+      line: number;
+      key: string;
+      field: string;
+      reason: string;
+      source_file: string;
+    }>(kind, s.db, "SELECT line, key, field, reason, source_file FROM seed_rejections ORDER BY line");
     expect(rejected.map((x) => [x.line, x.key, x.field])).toEqual([
       [3, "broken", "scenario_name"],
       [4, "kid-of-broken", "parent_key"],
@@ -347,17 +364,18 @@ describe("tas-sync push against the simulator", () => {
     const names = sim.state.scenarios
       .list()
       .map((x) => x.scenarioName)
-      .filter((n) => n.startsWith("skip "));
-    expect(names.sort()).toEqual(["skip child", "skip suite"]);
+      .filter((n) => n.startsWith(`${tag} `));
+    expect(names.sort()).toEqual([`${tag} child`, `${tag} suite`]);
   });
 
   it("reports failures in status and push-failures, and queues them again with retry-failed", async () => {
-    const s = setup("outbox");
+    const s = await on("outbox");
+    const tag = `ob-${kind.name}`;
     const file = s.seed([
-      row("ob", "fine"),
-      row("ob", "also-fine", { project_id: 52512 }),
-      row("ob", "ghost", { project_id: 99999 }),
-      row("ob", "ghost-child", { project_id: 99999, parent_key: "ghost" }),
+      row(tag, "fine"),
+      row(tag, "also-fine", { project_id: 52512 }),
+      row(tag, "ghost", { project_id: 99999 }),
+      row(tag, "ghost-child", { project_id: 99999, parent_key: "ghost" }),
     ]);
     const push = await cli(["push", file, "--wait", "--config", s.config]);
     expect(push.code).toBe(1);
@@ -413,8 +431,8 @@ describe("tas-sync push against the simulator", () => {
   });
 
   it("says loudly that the push is paused when the token is refused, never printing the token", async () => {
-    const s = setup("refused", { companies: [{ id: 5251, auth: { token: WRONG_TOKEN } }] });
-    const file = s.seed([row("rf", "one")]);
+    const s = await on("refused", { companies: [{ id: 5251, auth: { token: WRONG_TOKEN } }] });
+    const file = s.seed([row(`rf-${kind.name}`, "one")]);
     const r = await cli(["push", file, "--wait", "--config", s.config, "--log-level", "debug"]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("stopped waiting: the push queue is paused (the service refused our token)");

@@ -1,7 +1,8 @@
 /**
  * The daemon as an operator runs it (the built CLI in child processes, the simulator over HTTP,
- * the shared Redis under a fresh prefix, a real SQLite file): schedules of seconds, companies
- * synced side by side, /healthz /readyz /metrics, freshness alerts to a webhook, SIGTERM.
+ * the shared Redis under a fresh prefix, a real store: SQLite and PostgreSQL): schedules of
+ * seconds, companies synced side by side, /healthz /readyz /metrics, freshness alerts to a
+ * webhook, SIGTERM.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -11,9 +12,10 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/server.js";
-import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/index.js";
+import type { Store } from "../../src/store/port.js";
 import { ensureBuilt } from "../support/built-cli.js";
 import { type RunningDaemon, startDaemon, until } from "../support/daemon.js";
+import { type StoreKind, storeKinds } from "../support/stores.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -45,13 +47,15 @@ interface Setup {
   config: string;
   database: string;
   prefix: string;
-  store(): SqliteStore;
+  /** The config's database, opened (closed after the test). */
+  store(): Promise<Store>;
 }
 
-function setup(over: Record<string, unknown> = {}): Setup {
+/** A config file on a fresh database of `kind` (the daemon migrates it). */
+async function setup(kind: StoreKind, over: Record<string, unknown> = {}): Promise<Setup> {
   const prefix = `tas-test-${randomUUID()}`;
   prefixes.push(prefix);
-  const database = join(dir, `${randomUUID()}.db`);
+  const database = await kind.fresh();
   const config = join(dir, `${randomUUID()}.json`);
   const raw = {
     baseUrl: sim.baseUrl,
@@ -73,8 +77,8 @@ function setup(over: Record<string, unknown> = {}): Setup {
     config,
     database,
     prefix,
-    store() {
-      const s = openSqliteStore(database);
+    async store() {
+      const s = await kind.open(database);
       cleanups.push(() => s.close());
       return s;
     },
@@ -99,201 +103,208 @@ interface RunRow {
   error: string | null;
 }
 
-const runs = (store: SqliteStore) =>
-  store.sqlite
-    .prepare("SELECT id, company_id, status, started_at, finished_at, error FROM sync_runs ORDER BY id")
-    .all() as RunRow[];
-
-describe("tas-sync daemon in operation", () => {
-  it("syncs on a 2 s schedule, companies side by side, and serves health, readiness and metrics", async () => {
-    await fetch(`${sim.baseUrl}/__admin/faults`, {
-      method: "PUT",
-      body: JSON.stringify({ planListDelayMs: 700 }),
-    });
-    cleanups.push(async () => {
-      await fetch(`${sim.baseUrl}/__admin/faults`, { method: "DELETE" });
-    });
-    const s = setup({ sync: { every: "2s", concurrency: 3 } });
-    const d = daemon(s);
-    const url = await d.url();
-    expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    const store = s.store();
-    const ids = sim.companies.map((c) => c.id);
-    // Every company synced at least twice: the 2 s schedule repeats.
-    const done = await until(
-      "two syncs of every company",
-      () => {
-        const ok = runs(store).filter((r) => r.status === "succeeded");
-        return ids.every((id) => ok.filter((r) => r.company_id === id).length >= 2) ? ok : undefined;
-      },
-      60_000,
+describe.each(storeKinds())("the daemon on $name", (kind) => {
+  afterAll(() => kind.cleanup());
+  const runs = (store: Store) =>
+    kind.rows<RunRow>(
+      store,
+      "SELECT id, company_id, status, started_at, finished_at, error FROM sync_runs ORDER BY id",
     );
-    // Side by side: some run of one company started before a run of another one finished.
-    const overlaps = done.some((a) =>
-      done.some(
-        (b) =>
-          a.company_id !== b.company_id &&
-          a.started_at < (b.finished_at ?? "") &&
-          b.started_at < (a.finished_at ?? ""),
-      ),
-    );
-    expect(overlaps).toBe(true);
 
-    const ready = await fetch(`${url}/readyz`);
-    const body = (await ready.json()) as {
-      ok: boolean;
-      checks: Record<string, { ok: boolean }>;
-      companies: unknown[];
-    };
-    expect(ready.status).toBe(200);
-    expect(body.checks).toMatchObject({
-      redis: { ok: true },
-      database: { ok: true },
-      sync_worker: { ok: true },
-      push_worker: { ok: true },
-    });
-    expect(body.companies).toHaveLength(3);
-
-    const metrics = await (await fetch(`${url}/metrics`)).text();
-    expect(metrics).toMatch(
-      new RegExp(`tas_sync_sync_runs_total\\{company="${ids[0]}",outcome="succeeded"\\} [1-9]`),
-    );
-    expect(metrics).toMatch(
-      new RegExp(`tas_sync_last_success_timestamp_seconds\\{company="${ids[0]}"\\} \\d`),
-    );
-    expect(metrics).toMatch(new RegExp(`tas_sync_company_stale\\{company="${ids[0]}"\\} 0`));
-    expect(metrics).toMatch(/tas_sync_http_requests_total\{operation="listPlans",status="200"\} [1-9]/);
-    expect(metrics).toMatch(/tas_sync_records_total\{company="\d+",outcome="inserted"\} 2\d/);
-    expect(metrics).toMatch(/tas_sync_queue_jobs\{queue="sync",state="delayed"\} \d/);
-    expect(metrics).toContain("process_cpu_user_seconds_total");
-
-    d.kill("SIGTERM");
-    const exit = await d.exited;
-    expect(exit.code).toBe(0);
-    expect(d.logs().map((l) => l.msg)).toEqual(expect.arrayContaining(["daemon started", "daemon stopped"]));
-    const started = d.logs().find((l) => l.msg === "daemon started");
-    expect(started).toMatchObject({
-      queuePrefix: s.prefix,
-      roles: ["sync", "push", "server"],
-      database: s.database,
-    });
-  }, 90_000);
-
-  it("lets a running sync finish within the grace period, then exits 0", async () => {
-    await fetch(`${sim.baseUrl}/__admin/faults`, {
-      method: "PUT",
-      body: JSON.stringify({ planListDelayMs: 1500 }),
-    });
-    cleanups.push(async () => {
-      await fetch(`${sim.baseUrl}/__admin/faults`, { method: "DELETE" });
-    });
-    const first = sim.companies[0];
-    const s = setup({
-      sync: { every: "1h" },
-      shutdownGraceMs: 30_000,
-      companies: [{ id: first?.id, auth: { token: first?.staticToken } }],
-    });
-    const d = daemon(s, ["--no-push", "--no-server"]);
-    await d.waitFor((l) => l.msg === "sync started", "the first sync");
-    d.kill("SIGTERM");
-    expect((await d.exited).code).toBe(0);
-    expect(runs(s.store())).toEqual([expect.objectContaining({ status: "succeeded" })]);
-  }, 60_000);
-
-  it("abandons a sync still running when the grace period is over: it writes nothing, and the daemon exits 0", async () => {
-    await fetch(`${sim.baseUrl}/__admin/faults`, {
-      method: "PUT",
-      body: JSON.stringify({ planListDelayMs: 20_000 }),
-    });
-    cleanups.push(async () => {
-      await fetch(`${sim.baseUrl}/__admin/faults`, { method: "DELETE" });
-    });
-    const s = setup({
-      sync: { every: "1h" },
-      shutdownGraceMs: 1000,
-      companies: [{ id: sim.companies[0]?.id, auth: { token: sim.companies[0]?.staticToken } }],
-    });
-    const d = daemon(s, ["--no-push", "--no-server"]);
-    await d.waitFor((l) => l.msg === "sync started", "the first sync");
-    d.kill("SIGTERM");
-    const exit = await d.exited;
-    expect(exit.code).toBe(0);
-    expect(d.logs().map((l) => l.msg)).toEqual(
-      expect.arrayContaining([
-        "stopping: taking no new jobs; waiting for running ones to finish",
-        "grace period over: abandoning running jobs (a sync in progress writes nothing)",
-      ]),
-    );
-    const [run] = runs(s.store());
-    expect(run).toMatchObject({ status: "cancelled" });
-    expect(run?.error).toContain("nothing was written");
-    expect(s.store().sqlite.prepare("SELECT count(*) FROM plans").pluck().get()).toBe(0);
-  }, 60_000);
-});
-
-describe("freshness alerts", () => {
-  let hook: Server;
-  let hookUrl: string;
-  const received: Record<string, unknown>[] = [];
-  beforeAll(async () => {
-    hook = createServer((req, res) => {
-      let body = "";
-      req.on("data", (d) => {
-        body += d;
+  describe("tas-sync daemon in operation", () => {
+    it("syncs on a 2 s schedule, companies side by side, and serves health, readiness and metrics", async () => {
+      await fetch(`${sim.baseUrl}/__admin/faults`, {
+        method: "PUT",
+        body: JSON.stringify({ planListDelayMs: 700 }),
       });
-      req.on("end", () => {
-        received.push(JSON.parse(body) as Record<string, unknown>);
-        res.end("ok");
+      cleanups.push(async () => {
+        await fetch(`${sim.baseUrl}/__admin/faults`, { method: "DELETE" });
       });
-    });
-    await new Promise<void>((r) => hook.listen(0, "127.0.0.1", r));
-    const address = hook.address();
-    if (!address || typeof address === "string") throw new Error("no port");
-    hookUrl = `http://127.0.0.1:${address.port}/hook/secret-path-token`;
-  });
-  afterAll(async () => {
-    await new Promise<void>((r) => hook.close(() => r()));
+      const s = await setup(kind, { sync: { every: "2s", concurrency: 3 } });
+      const d = daemon(s);
+      const url = await d.url();
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      const store = await s.store();
+      const ids = sim.companies.map((c) => c.id);
+      // Every company synced at least twice: the 2 s schedule repeats.
+      const done = await until(
+        "two syncs of every company",
+        async () => {
+          const ok = (await runs(store)).filter((r) => r.status === "succeeded");
+          return ids.every((id) => ok.filter((r) => r.company_id === id).length >= 2) ? ok : undefined;
+        },
+        60_000,
+      );
+      // Side by side: some run of one company started before a run of another one finished.
+      const overlaps = done.some((a) =>
+        done.some(
+          (b) =>
+            a.company_id !== b.company_id &&
+            a.started_at < (b.finished_at ?? "") &&
+            b.started_at < (a.finished_at ?? ""),
+        ),
+      );
+      expect(overlaps).toBe(true);
+
+      const ready = await fetch(`${url}/readyz`);
+      const body = (await ready.json()) as {
+        ok: boolean;
+        checks: Record<string, { ok: boolean }>;
+        companies: unknown[];
+      };
+      expect(ready.status).toBe(200);
+      expect(body.checks).toMatchObject({
+        redis: { ok: true },
+        database: { ok: true },
+        sync_worker: { ok: true },
+        push_worker: { ok: true },
+      });
+      expect(body.companies).toHaveLength(3);
+
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics).toMatch(
+        new RegExp(`tas_sync_sync_runs_total\\{company="${ids[0]}",outcome="succeeded"\\} [1-9]`),
+      );
+      expect(metrics).toMatch(
+        new RegExp(`tas_sync_last_success_timestamp_seconds\\{company="${ids[0]}"\\} \\d`),
+      );
+      expect(metrics).toMatch(new RegExp(`tas_sync_company_stale\\{company="${ids[0]}"\\} 0`));
+      expect(metrics).toMatch(/tas_sync_http_requests_total\{operation="listPlans",status="200"\} [1-9]/);
+      expect(metrics).toMatch(/tas_sync_records_total\{company="\d+",outcome="inserted"\} 2\d/);
+      expect(metrics).toMatch(/tas_sync_queue_jobs\{queue="sync",state="delayed"\} \d/);
+      expect(metrics).toContain("process_cpu_user_seconds_total");
+
+      d.kill("SIGTERM");
+      const exit = await d.exited;
+      expect(exit.code).toBe(0);
+      expect(d.logs().map((l) => l.msg)).toEqual(
+        expect.arrayContaining(["daemon started", "daemon stopped"]),
+      );
+      const started = d.logs().find((l) => l.msg === "daemon started");
+      expect(started).toMatchObject({
+        queuePrefix: s.prefix,
+        roles: ["sync", "push", "server"],
+        database: s.database,
+      });
+    }, 90_000);
+
+    it("lets a running sync finish within the grace period, then exits 0", async () => {
+      await fetch(`${sim.baseUrl}/__admin/faults`, {
+        method: "PUT",
+        body: JSON.stringify({ planListDelayMs: 1500 }),
+      });
+      cleanups.push(async () => {
+        await fetch(`${sim.baseUrl}/__admin/faults`, { method: "DELETE" });
+      });
+      const first = sim.companies[0];
+      const s = await setup(kind, {
+        sync: { every: "1h" },
+        shutdownGraceMs: 30_000,
+        companies: [{ id: first?.id, auth: { token: first?.staticToken } }],
+      });
+      const d = daemon(s, ["--no-push", "--no-server"]);
+      await d.waitFor((l) => l.msg === "sync started", "the first sync");
+      d.kill("SIGTERM");
+      expect((await d.exited).code).toBe(0);
+      expect(await runs(await s.store())).toEqual([expect.objectContaining({ status: "succeeded" })]);
+    }, 60_000);
+
+    it("abandons a sync still running when the grace period is over: it writes nothing, and the daemon exits 0", async () => {
+      await fetch(`${sim.baseUrl}/__admin/faults`, {
+        method: "PUT",
+        body: JSON.stringify({ planListDelayMs: 20_000 }),
+      });
+      cleanups.push(async () => {
+        await fetch(`${sim.baseUrl}/__admin/faults`, { method: "DELETE" });
+      });
+      const s = await setup(kind, {
+        sync: { every: "1h" },
+        shutdownGraceMs: 1000,
+        companies: [{ id: sim.companies[0]?.id, auth: { token: sim.companies[0]?.staticToken } }],
+      });
+      const d = daemon(s, ["--no-push", "--no-server"]);
+      await d.waitFor((l) => l.msg === "sync started", "the first sync");
+      d.kill("SIGTERM");
+      const exit = await d.exited;
+      expect(exit.code).toBe(0);
+      expect(d.logs().map((l) => l.msg)).toEqual(
+        expect.arrayContaining([
+          "stopping: taking no new jobs; waiting for running ones to finish",
+          "grace period over: abandoning running jobs (a sync in progress writes nothing)",
+        ]),
+      );
+      const store = await s.store();
+      const [run] = await runs(store);
+      expect(run).toMatchObject({ status: "cancelled" });
+      expect(run?.error).toContain("nothing was written");
+      expect(await kind.rows(store, "SELECT count(*) AS n FROM plans")).toEqual([{ n: 0 }]);
+    }, 60_000);
   });
 
-  it("posts sync_failed and company_stale once each, not per failed run, and company_recovered when fixed", async () => {
-    const company = sim.companies[0];
-    if (!company) throw new Error("no company");
-    const WRONG = "wrong-token-Zq81";
-    const over = (token: string) => ({
-      sync: { every: "1s", staleAfter: "3s" },
-      alerts: { webhookUrl: hookUrl },
-      companies: [{ id: company.id, auth: { token } }],
+  describe("freshness alerts", () => {
+    let hook: Server;
+    let hookUrl: string;
+    const received: Record<string, unknown>[] = [];
+    beforeAll(async () => {
+      hook = createServer((req, res) => {
+        let body = "";
+        req.on("data", (d) => {
+          body += d;
+        });
+        req.on("end", () => {
+          received.push(JSON.parse(body) as Record<string, unknown>);
+          res.end("ok");
+        });
+      });
+      await new Promise<void>((r) => hook.listen(0, "127.0.0.1", r));
+      const address = hook.address();
+      if (!address || typeof address === "string") throw new Error("no port");
+      hookUrl = `http://127.0.0.1:${address.port}/hook/secret-path-token`;
     });
-    const s = setup(over(WRONG));
-    const bad = daemon(s, ["--no-push", "--no-server"]);
-    const store = s.store();
-    await until("two alerts", () => (received.length >= 2 ? true : undefined), 30_000);
-    // Several more failed runs: still only those two alerts.
-    await until("five failed runs", () =>
-      runs(store).filter((r) => r.status === "failed").length >= 5 ? true : undefined,
-    );
-    expect(received.map((r) => r.event)).toEqual(["sync_failed", "company_stale"]);
-    expect(received[0]).toMatchObject({ company_id: company.id, failing: true, service: "tas-sync" });
-    bad.kill("SIGTERM");
-    expect((await bad.exited).code).toBe(0);
+    afterAll(async () => {
+      await new Promise<void>((r) => hook.close(() => r()));
+    });
 
-    // The same database, the right token: a new daemon sees the recovery and says so once.
-    writeFileSync(
-      s.config,
-      JSON.stringify({ ...JSON.parse(readFileSync(s.config, "utf8")), ...over(company.staticToken) }),
-    );
-    const good = daemon(s, ["--no-push", "--no-server"]);
-    await until("the recovery alert", () => (received.length >= 3 ? true : undefined), 30_000);
-    expect(received.map((r) => r.event)).toEqual(["sync_failed", "company_stale", "company_recovered"]);
-    good.kill("SIGTERM");
-    await good.exited;
-    const all =
-      JSON.stringify(received) +
-      bad
-        .logs()
-        .map((l) => JSON.stringify(l))
-        .join("");
-    expect(all).not.toContain(WRONG);
-    expect(all).not.toContain("secret-path-token");
-  }, 90_000);
+    it("posts sync_failed and company_stale once each, not per failed run, and company_recovered when fixed", async () => {
+      const company = sim.companies[0];
+      if (!company) throw new Error("no company");
+      const WRONG = "wrong-token-Zq81";
+      const over = (token: string) => ({
+        sync: { every: "1s", staleAfter: "3s" },
+        alerts: { webhookUrl: hookUrl },
+        companies: [{ id: company.id, auth: { token } }],
+      });
+      const s = await setup(kind, over(WRONG));
+      const bad = daemon(s, ["--no-push", "--no-server"]);
+      const store = await s.store();
+      await until("two alerts", () => (received.length >= 2 ? true : undefined), 30_000);
+      // Several more failed runs: still only those two alerts.
+      await until("five failed runs", async () =>
+        (await runs(store)).filter((r) => r.status === "failed").length >= 5 ? true : undefined,
+      );
+      expect(received.map((r) => r.event)).toEqual(["sync_failed", "company_stale"]);
+      expect(received[0]).toMatchObject({ company_id: company.id, failing: true, service: "tas-sync" });
+      bad.kill("SIGTERM");
+      expect((await bad.exited).code).toBe(0);
+
+      // The same database, the right token: a new daemon sees the recovery and says so once.
+      writeFileSync(
+        s.config,
+        JSON.stringify({ ...JSON.parse(readFileSync(s.config, "utf8")), ...over(company.staticToken) }),
+      );
+      const good = daemon(s, ["--no-push", "--no-server"]);
+      await until("the recovery alert", () => (received.length >= 3 ? true : undefined), 30_000);
+      expect(received.map((r) => r.event)).toEqual(["sync_failed", "company_stale", "company_recovered"]);
+      good.kill("SIGTERM");
+      await good.exited;
+      const all =
+        JSON.stringify(received) +
+        bad
+          .logs()
+          .map((l) => JSON.stringify(l))
+          .join("");
+      expect(all).not.toContain(WRONG);
+      expect(all).not.toContain("secret-path-token");
+    }, 90_000);
+  });
 });

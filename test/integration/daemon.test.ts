@@ -1,8 +1,9 @@
 /**
  * The daemon side on a real Redis (a fresh BullMQ prefix per test, its keys deleted after),
- * the simulator in this process and a real SQLite file: job schedulers follow the config,
- * the sync worker runs scheduled syncs (and records failed ones), and the built CLI's
- * `daemon` starts, syncs and stops on SIGTERM, or refuses to start without Redis.
+ * the simulator in this process and a real store (SQLite and PostgreSQL): job schedulers
+ * follow the config, the sync worker runs scheduled syncs (and records failed ones), and the
+ * built CLI's `daemon` starts, syncs and stops on SIGTERM, or refuses to start without Redis
+ * (on SQLite only: it stops before opening the store).
  */
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -17,8 +18,10 @@ import { createLogger } from "../../src/log.js";
 import { SyncQueue } from "../../src/queue/sync.js";
 import { createClients } from "../../src/runtime.js";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/server.js";
-import { openSqliteStore, type Sqlite, type SqliteStore } from "../../src/store/sqlite/index.js";
+import { openStore } from "../../src/store/open.js";
+import type { Store } from "../../src/store/port.js";
 import { ensureBuilt, type Run, startCli } from "../support/built-cli.js";
+import { type StoreKind, storeKind, storeKinds } from "../support/stores.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const logger = createLogger({ level: "silent", pretty: false });
@@ -35,6 +38,8 @@ interface SyncRun {
 
 let sim: RunningSimulator;
 let dir: string;
+/** The store kind of the describe running (see onKind). */
+let kind: StoreKind;
 const prefixes: string[] = [];
 /** Closed after each test, whatever it asserted. */
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -45,10 +50,18 @@ function newPrefix(): string {
   return prefix;
 }
 
-function rawConfig(over: Record<string, unknown> = {}): Record<string, unknown> {
+/** The tests of a describe run on `k`: a fresh database each (migrated by whoever opens it first). */
+function onKind(k: StoreKind) {
+  beforeAll(() => {
+    kind = k;
+  });
+  afterAll(() => k.cleanup());
+}
+
+async function rawConfig(over: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
   return {
     baseUrl: sim.baseUrl,
-    database: join(dir, `${randomUUID()}.db`),
+    database: await kind.fresh(),
     redisUrl: REDIS_URL,
     queuePrefix: newPrefix(),
     logLevel: "warn",
@@ -63,22 +76,19 @@ function rawConfig(over: Record<string, unknown> = {}): Record<string, unknown> 
   };
 }
 
-const config = (over: Record<string, unknown> = {}): Config => parseConfig(rawConfig(over), "(test)");
+const config = async (over: Record<string, unknown> = {}): Promise<Config> =>
+  parseConfig(await rawConfig(over), "(test)");
 
 /** A migrated database for the config. */
-function openFor(cfg: Config): SqliteStore {
-  const store = openSqliteStore(cfg.database.display);
+async function openFor(cfg: Config): Promise<Store> {
+  const store = await openStore(cfg.database);
   cleanups.push(() => store.close());
   return store;
 }
 
-function storeFor(cfg: Config): Sqlite {
-  return openFor(cfg).sqlite;
-}
-
-function syncQueue(cfg: Config): SyncQueue {
+async function syncQueue(cfg: Config): Promise<SyncQueue> {
   const clients = createClients(cfg, logger);
-  const queue = new SyncQueue({ cfg, store: openFor(cfg), clients, logger });
+  const queue = new SyncQueue({ cfg, store: await openFor(cfg), clients, logger });
   cleanups.push(async () => {
     await queue.close();
     await clients.close();
@@ -86,10 +96,8 @@ function syncQueue(cfg: Config): SyncQueue {
   return queue;
 }
 
-const runs = (sqlite: Sqlite): SyncRun[] =>
-  sqlite
-    .prepare("SELECT company_id, trigger, status, inserted, error FROM sync_runs ORDER BY id")
-    .all() as SyncRun[];
+const runs = (store: Store): Promise<SyncRun[]> =>
+  kind.rows<SyncRun>(store, "SELECT company_id, trigger, status, inserted, error FROM sync_runs ORDER BY id");
 
 async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 15_000) {
   const deadline = Date.now() + ms;
@@ -102,8 +110,8 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
 }
 
 /** Finished runs once every one of `companies` has one, else undefined. */
-function finishedRuns(sqlite: Sqlite, companies: number[]): SyncRun[] | undefined {
-  const done = runs(sqlite).filter((r) => r.status !== "running");
+async function finishedRuns(store: Store, companies: number[]): Promise<SyncRun[] | undefined> {
+  const done = (await runs(store)).filter((r) => r.status !== "running");
   return companies.every((id) => done.some((r) => r.company_id === id)) ? done : undefined;
 }
 
@@ -138,10 +146,12 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe("SyncQueue", () => {
+describe.each(storeKinds())("SyncQueue on $name", (k) => {
+  onKind(k);
+
   it("keeps one job scheduler per configured company and removes those of companies no longer configured", async () => {
-    const both = config({ sync: { everyMinutes: 7 } });
-    const queue = syncQueue(both);
+    const both = await config({ sync: { everyMinutes: 7 } });
+    const queue = await syncQueue(both);
     await queue.schedule();
     await queue.schedule(); // again: still one per company
     const schedulers = await queue.queue.getJobSchedulers();
@@ -149,27 +159,28 @@ describe("SyncQueue", () => {
     expect(schedulers.map((s) => Number(s.every))).toEqual([7 * 60_000, 7 * 60_000]);
 
     // The same deployment (same prefix), restarted with one company less.
-    const onlyFirst = config({
+    const onlyFirst = await config({
       queuePrefix: both.queuePrefix,
       companies: [{ id: FIRST, auth: { token: `sim-token-${FIRST}` } }],
     });
-    const shrunk = syncQueue(onlyFirst);
+    const shrunk = await syncQueue(onlyFirst);
     await shrunk.schedule();
     const left = await shrunk.queue.getJobSchedulers();
     expect(left.map((s) => s.key)).toEqual([`sync-company-${FIRST}`]);
   });
 
   it("skips the job a removed company's scheduler had already queued", async () => {
-    const both = config({ sync: { everyMinutes: 60 } });
-    await syncQueue(both).schedule(); // each scheduler queues its first run at once; no worker yet
-    const onlyFirst = config({
+    const both = await config({ sync: { everyMinutes: 60 } });
+    await (await syncQueue(both)).schedule(); // each scheduler queues its first run at once; no worker yet
+    const onlyFirst = await config({
       queuePrefix: both.queuePrefix,
-      database: both.database.display,
+      // The same database (a postgres URL as given, password and all).
+      database: both.database.dialect === "sqlite" ? both.database.path : both.database.url.reveal(),
       sync: { everyMinutes: 60 },
       companies: [{ id: FIRST, auth: { token: `sim-token-${FIRST}` } }],
     });
-    const sqlite = storeFor(onlyFirst);
-    const queue = syncQueue(onlyFirst);
+    const store = await openFor(onlyFirst);
+    const queue = await syncQueue(onlyFirst);
     await queue.schedule();
     expect(await queue.queue.getWaitingCount()).toBe(2); // the removed company's job is still there
     queue.startWorker();
@@ -185,27 +196,28 @@ describe("SyncQueue", () => {
       [FIRST, "succeeded"],
       [SECOND, "company not in the config"],
     ]);
-    expect(runs(sqlite).map((r) => r.company_id)).toEqual([FIRST]);
+    expect((await runs(store)).map((r) => r.company_id)).toEqual([FIRST]);
   });
 
   it("runs each company's first scheduled sync right away and records it with trigger 'schedule'", async () => {
     // everyMinutes 60: a run seen within seconds can only be the scheduler's first, immediate one.
-    const cfg = config({ sync: { everyMinutes: 60 } });
-    const sqlite = storeFor(cfg);
-    const queue = syncQueue(cfg);
+    const cfg = await config({ sync: { everyMinutes: 60 } });
+    const store = await openFor(cfg);
+    const queue = await syncQueue(cfg);
     await queue.schedule();
     queue.startWorker();
 
     const done = await until("a finished scheduled run per company", () =>
-      finishedRuns(sqlite, [FIRST, SECOND]),
+      finishedRuns(store, [FIRST, SECOND]),
     );
     expect(done.map((r) => [r.company_id, r.trigger, r.status]).sort()).toEqual([
       [FIRST, "schedule", "succeeded"],
       [SECOND, "schedule", "succeeded"],
     ]);
-    const plans = sqlite
-      .prepare("SELECT company_id, count(*) AS n FROM plans GROUP BY company_id ORDER BY company_id")
-      .all();
+    const plans = await kind.rows(
+      store,
+      "SELECT company_id, count(*) AS n FROM plans GROUP BY company_id ORDER BY company_id",
+    );
     expect(plans).toEqual([
       { company_id: FIRST, n: 5 },
       { company_id: SECOND, n: 5 },
@@ -221,16 +233,16 @@ describe("SyncQueue", () => {
     cleanups.push(() => failing.close());
     const company = failing.companies[0];
     if (!company) throw new Error("no company");
-    const cfg = config({
+    const cfg = await config({
       baseUrl: failing.baseUrl,
       companies: [{ id: company.id, reportIds: company.reportIds, auth: { token: company.staticToken } }],
     });
-    const sqlite = storeFor(cfg);
-    const queue = syncQueue(cfg);
+    const store = await openFor(cfg);
+    const queue = await syncQueue(cfg);
     await queue.schedule();
     queue.startWorker();
 
-    const [run] = await until("a finished run", () => finishedRuns(sqlite, [company.id]));
+    const [run] = await until("a finished run", () => finishedRuns(store, [company.id]));
     expect(run).toMatchObject({ company_id: company.id, trigger: "schedule", status: "failed" });
     expect(run?.error).toMatch(/500|server/i);
     const failed = await until("the failed job", async () => {
@@ -265,16 +277,18 @@ async function unusedPort(): Promise<number> {
   return address.port;
 }
 
-describe("tas-sync daemon (built CLI)", () => {
+describe.each(storeKinds())("tas-sync daemon (built CLI) on $name", (k) => {
+  onKind(k);
+
   it("starts, runs the scheduled syncs, and exits 0 after a graceful stop at SIGTERM", async () => {
-    const raw = rawConfig({ logLevel: "info" });
+    const raw = await rawConfig({ logLevel: "info" });
     const { child, exited } = spawnCli(["daemon", "--config", writeConfig(raw)]);
-    const sqlite = storeFor(parseConfig(raw, "(test)"));
+    const store = await openFor(parseConfig(raw, "(test)"));
     const done = await until(
       "the daemon's scheduled syncs",
       async () => {
         if (child.exitCode !== null) throw new Error(`daemon exited early: ${(await exited).stderr}`);
-        return finishedRuns(sqlite, [FIRST, SECOND]);
+        return finishedRuns(store, [FIRST, SECOND]);
       },
       30_000,
     );
@@ -289,10 +303,14 @@ describe("tas-sync daemon (built CLI)", () => {
     expect(result.stderr).toContain("daemon started");
     expect(result.stderr).toContain("stopping");
   }, 60_000);
+});
+
+describe("tas-sync daemon (built CLI) without Redis", () => {
+  onKind(storeKind("sqlite"));
 
   it("exits non-zero at once, with one line naming the URL, when Redis cannot be reached", async () => {
     const url = `redis://127.0.0.1:${await unusedPort()}`;
-    const { exited } = spawnCli(["daemon", "--config", writeConfig(rawConfig({ redisUrl: url }))]);
+    const { exited } = spawnCli(["daemon", "--config", writeConfig(await rawConfig({ redisUrl: url }))]);
     const result = await exited;
     expect(result.code).not.toBe(0);
     const lines = result.stderr.split("\n").filter((l) => l.trim() !== "");

@@ -14,6 +14,7 @@ import { databaseTarget } from "../../src/config/index.js";
 import { openPostgresStore } from "../../src/store/postgres/index.js";
 import { ensureBuilt, ROOT, type Run, startCli } from "../support/built-cli.js";
 import { TestDatabases } from "../support/postgres.js";
+import { storeKind } from "../support/stores.js";
 import { duplicates, type PushHarness, type SeedLine, seedRow, startPushHarness } from "./push-harness.js";
 
 const databases = new TestDatabases();
@@ -116,21 +117,22 @@ describe("two processes applying the same company", () => {
 });
 
 describe("push from two processes on one database and one Redis", () => {
+  const kind = storeKind("postgres");
   let h: PushHarness;
   let url: string;
   beforeAll(async () => {
-    url = await databases.create();
-    h = await startPushHarness({
+    h = await startPushHarness(kind, {
       sim: { faults: { latencyMs: 5 } },
       config: {
-        database: url,
         logLevel: "debug",
         push: { ratePerSecond: 300, concurrency: 4, maxAttempts: 3, lockDurationMs: 2000 },
       },
     });
+    url = h.database;
   }, 60_000);
   afterAll(async () => {
     await h?.close();
+    await kind.cleanup();
   });
 
   /** 100 chains: suite -> case -> step, each row after its parent in the file or not. */

@@ -2,31 +2,37 @@
  * kill -9 of `tas-sync push --wait` in the middle of a push, then the same command again:
  * every row must end settled and the service must hold exactly one scenario per row. The
  * killed worker's jobs stay locked in Redis until push.lockDurationMs (1 s here) runs out.
+ * On both stores: what a kill leaves behind (uncommitted writes, rows in flight) is theirs.
  */
 import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, startCli } from "../support/built-cli.js";
+import { storeKinds } from "../support/stores.js";
 import { duplicates, flatRows, type PushHarness, type RequestRow, startPushHarness } from "./push-harness.js";
 
 const ROWS = 200;
 
-let h: PushHarness;
 beforeAll(async () => {
   await ensureBuilt();
-  h = await startPushHarness({
-    // Latency keeps requests in flight, so the kill lands between send and answer.
-    sim: { faults: { latencyMs: 30 } },
-    config: {
-      logLevel: "warn",
-      push: { ratePerSecond: 100, concurrency: 4, maxAttempts: 3, lockDurationMs: 1000 },
-    },
-  });
 }, 180_000);
-afterAll(async () => {
-  await h?.close();
-});
 
-describe("push after kill -9", () => {
+describe.each(storeKinds())("push after kill -9 on $name", (kind) => {
+  let h: PushHarness;
+  beforeAll(async () => {
+    h = await startPushHarness(kind, {
+      // Latency keeps requests in flight, so the kill lands between send and answer.
+      sim: { faults: { latencyMs: 30 } },
+      config: {
+        logLevel: "warn",
+        push: { ratePerSecond: 100, concurrency: 4, maxAttempts: 3, lockDurationMs: 1000 },
+      },
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await kind.cleanup();
+  });
+
   it("settles every row and creates each scenario exactly once", async () => {
     const file = h.seed("crash.ndjson", flatRows(ROWS, "crash"));
     const first = startCli(["push", file, "--wait", "--config", h.configPath]);
@@ -41,7 +47,7 @@ describe("push after kill -9", () => {
     const killed = await first.done;
     expect(killed.signal).toBe("SIGKILL");
 
-    const atKill = h.requests();
+    const atKill = await h.requests();
     const createdAtKill = (await h.scenarios()).length;
     expect(createdAtKill).toBeLessThan(ROWS);
     // The kill left rows unsettled (and usually an attempt in flight): there is work to recover.
@@ -61,7 +67,7 @@ describe("push after kill -9", () => {
         `tas-sync push: ${heldAtKill} job(s) are still held by a worker that stopped without releasing them`,
       );
 
-    const rows = h.requests();
+    const rows = await h.requests();
     expect(rows).toHaveLength(ROWS);
     const byStatus: Record<string, RequestRow[]> = {};
     for (const r of rows) byStatus[r.status] = [...(byStatus[r.status] ?? []), r];
@@ -72,18 +78,15 @@ describe("push after kill -9", () => {
     expect(sim).toHaveLength(ROWS);
     // Every created row points at the service's scenario of that name.
     const simId = new Map(sim.map((s) => [`${s.project_id}/${s.scenario_name}`, s.id]));
-    const store = h.store();
-    const mine = store.sqlite
-      .prepare(
-        "SELECT r.key, s.project_id, s.scenario_name, s.id FROM scenario_requests r JOIN scenarios s ON s.id = r.scenario_id",
-      )
-      .all() as { key: string; project_id: number; scenario_name: string; id: number }[];
+    const mine = await h.rows<{ key: string; project_id: number; scenario_name: string; id: number }>(
+      "SELECT r.key, s.project_id, s.scenario_name, s.id FROM scenario_requests r JOIN scenarios s ON s.id = r.scenario_id",
+    );
     expect(mine).toHaveLength(byStatus.created?.length ?? 0);
     for (const m of mine) expect(simId.get(`${m.project_id}/${m.scenario_name}`)).toBe(m.id);
     // Rows whose answer died with the process were found to exist, not created again.
     for (const r of byStatus.exists ?? []) expect(r.uncertain).toBe(1);
     const inFlightAtKill = atKill.filter((r) => r.in_flight === 1).map((r) => r.key);
-    for (const key of inFlightAtKill) expect(["created", "exists"]).toContain(h.request(key).status);
+    for (const key of inFlightAtKill) expect(["created", "exists"]).toContain((await h.request(key)).status);
     console.info(
       `kill -9 after ${createdAtKill} created, ${inFlightAtKill.length} in flight; recovery took ${recoveryMs} ms; ` +
         `${byStatus.exists?.length ?? 0} exists`,

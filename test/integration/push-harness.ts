@@ -1,8 +1,8 @@
 /**
- * Shared set-up of the push-side tests: a simulator over real HTTP, a fresh temp dir with a
- * real SQLite file and a config file, a unique BullMQ prefix on the shared Redis (its keys are
- * deleted on close, never the whole Redis), the CLI run in this process, and checks of what
- * the simulator really holds.
+ * Shared set-up of the push-side tests: a simulator over real HTTP, a fresh database of the
+ * given store kind (a SQLite file or a PostgreSQL database) and a config file in a temp dir, a
+ * unique BullMQ prefix on the shared Redis (its keys are deleted on close, never the whole
+ * Redis), the CLI run in this process, and checks of what the simulator really holds.
  */
 
 import { randomUUID } from "node:crypto";
@@ -17,7 +17,8 @@ import { createLogger } from "../../src/log.js";
 import type { AdminScenario } from "../../src/simulator/scenarios.js";
 import type { FaultOptions, RunningSimulator, SimulatorOptions } from "../../src/simulator/server.js";
 import { startSimulator } from "../../src/simulator/server.js";
-import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/index.js";
+import type { Store } from "../../src/store/port.js";
+import { type Sql, type StoreKind, sqlOn } from "../support/stores.js";
 
 export const logger = createLogger({ level: "silent", pretty: false });
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -69,9 +70,13 @@ export interface CliRun {
   stderr: string;
 }
 
-export interface PushHarness {
+/** `rows` and `scalar` read the config's database. */
+export interface PushHarness extends Omit<Sql, "dialect"> {
+  kind: StoreKind;
   sim: RunningSimulator;
   dir: string;
+  /** The config's `database`. */
+  database: string;
   prefix: string;
   configPath: string;
   cfg: Config;
@@ -84,9 +89,10 @@ export interface PushHarness {
   scenarios(): Promise<AdminScenario[]>;
   /** POST create requests the simulator saw (including failed and dropped ones). */
   createAttempts(): Promise<number>;
-  requests(): RequestRow[];
-  request(key: string): RequestRow;
-  store(): SqliteStore;
+  requests(): Promise<RequestRow[]>;
+  request(key: string): Promise<RequestRow>;
+  /** Opens the config's database (closed with the harness). */
+  store(): Promise<Store>;
   redisKeys(): Promise<string[]>;
   close(): Promise<void>;
 }
@@ -98,10 +104,15 @@ export interface HarnessOptions {
 }
 
 /** Config for the simulator: every company with its static token, fast HTTP, a unique prefix. */
-export function simConfig(sim: RunningSimulator, dir: string, prefix: string, over: Record<string, unknown>) {
+export function simConfig(
+  sim: RunningSimulator,
+  database: string,
+  prefix: string,
+  over: Record<string, unknown>,
+) {
   return {
     baseUrl: sim.baseUrl,
-    database: join(dir, "tas.db"),
+    database,
     redisUrl: REDIS_URL,
     queuePrefix: prefix,
     logLevel: "silent",
@@ -112,40 +123,44 @@ export function simConfig(sim: RunningSimulator, dir: string, prefix: string, ov
   };
 }
 
-export async function startPushHarness(opts: HarnessOptions = {}): Promise<PushHarness> {
+/** Its database is dropped by `kind.cleanup()` (the test file's afterAll). */
+export async function startPushHarness(kind: StoreKind, opts: HarnessOptions = {}): Promise<PushHarness> {
   const sim = await startSimulator({ port: 0, plans: 1, reports: 0, ...opts.sim });
   const dir = mkdtempSync(join(tmpdir(), "tas-push-test-"));
+  const database = await kind.fresh({ migrated: true });
   const prefix = `tas-test-${randomUUID()}`;
   const over = typeof opts.config === "function" ? opts.config(sim) : (opts.config ?? {});
-  const raw = simConfig(sim, dir, prefix, over);
+  const raw = simConfig(sim, database, prefix, over);
   const configPath = join(dir, "config.json");
   writeFileSync(configPath, JSON.stringify(raw, null, 2));
   const cfg = parseConfig(raw, configPath);
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-  const stores: SqliteStore[] = [];
+  const stores: Store[] = [];
   const adminGet = async (path: string) => {
     const res = await fetch(`${sim.baseUrl}/__admin/${path}`);
     return (await res.json()) as { scenarios: AdminScenario[]; attempts: number };
   };
-  const store = () => {
-    const s = openSqliteStore(cfg.database.display);
+  const store = async () => {
+    const s = await kind.open(database);
     stores.push(s);
     return s;
   };
-  let reader: SqliteStore | null = null;
-  const requests = () => {
-    reader ??= store();
-    return reader.sqlite
-      .prepare(
-        `SELECT key, status, attempts, error_code, last_error, scenario_id, in_flight, uncertain, parent_key
-         FROM scenario_requests ORDER BY key`,
-      )
-      .all() as RequestRow[];
+  let reader: Promise<Sql> | null = null;
+  const sql = () => {
+    reader ??= store().then((s) => sqlOn(kind, s));
+    return reader;
   };
+  const requests = async () =>
+    (await sql()).rows<RequestRow>(
+      `SELECT key, status, attempts, error_code, last_error, scenario_id, in_flight, uncertain, parent_key
+       FROM scenario_requests ORDER BY key`,
+    );
   const redisKeys = () => redis.keys(`${prefix}:*`);
   return {
+    kind,
     sim,
     dir,
+    database,
     prefix,
     configPath,
     cfg,
@@ -165,9 +180,11 @@ export async function startPushHarness(opts: HarnessOptions = {}): Promise<PushH
     },
     scenarios: async () => (await adminGet("scenarios")).scenarios,
     createAttempts: async () => (await adminGet("scenarios")).attempts,
+    rows: async (text, ...params) => (await sql()).rows(text, ...params),
+    scalar: async (text, ...params) => (await sql()).scalar(text, ...params),
     requests,
-    request(key) {
-      const row = requests().find((r) => r.key === key);
+    async request(key) {
+      const row = (await requests()).find((r) => r.key === key);
       if (!row) throw new Error(`no scenario_requests row ${key}`);
       return row;
     },

@@ -3,18 +3,20 @@
  * PARENT_ID_UNKNOWN), push-failures --blocked and status show them, and set-parent-id lets
  * them be created, under the right parent, exactly once.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { storeKinds } from "../support/stores.js";
 import { duplicates, type PushHarness, seedRow, startPushHarness } from "./push-harness.js";
 
-let h: PushHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+describe.each(storeKinds())("a parent whose create answer was lost, on $name", (kind) => {
+  let h: PushHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+  afterAll(() => kind.cleanup());
 
-describe("a parent whose create answer was lost", () => {
   it("keeps its children waiting until set-parent-id gives its id, then creates them under it", async () => {
-    h = await startPushHarness({ sim: { faults: { dropAfterCommitRate: 1 } } });
+    h = await startPushHarness(kind, { sim: { faults: { dropAfterCommitRate: 1 } } });
     const t = h;
     const file = t.seed("family.ndjson", [
       seedRow("Suite"),
@@ -24,8 +26,8 @@ describe("a parent whose create answer was lost", () => {
     const first = await t.cli(["push", file, "--wait"]);
     expect(first.code).toBe(1);
     expect(first.out).toContain("created 0, already existed 1, failed 0, waiting for a parent's id 2");
-    expect(t.request("Suite")).toMatchObject({ status: "exists", scenario_id: null });
-    expect(t.request("Case A")).toMatchObject({ status: "blocked", error_code: "PARENT_ID_UNKNOWN" });
+    expect(await t.request("Suite")).toMatchObject({ status: "exists", scenario_id: null });
+    expect(await t.request("Case A")).toMatchObject({ status: "blocked", error_code: "PARENT_ID_UNKNOWN" });
 
     const listed = await t.cli(["push-failures", "--blocked", "--json"]);
     const blocked = listed.out.map((l) => JSON.parse(l) as { key: string; last_error: string });
@@ -57,6 +59,6 @@ describe("a parent whose create answer was lost", () => {
         .map((s) => s.scenario_name)
         .sort(),
     ).toEqual(["Case A", "Case B"]);
-    expect(t.request("Case A")).toMatchObject({ status: "created" });
+    expect(await t.request("Case A")).toMatchObject({ status: "created" });
   }, 60_000);
 });

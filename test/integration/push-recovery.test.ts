@@ -3,13 +3,14 @@
  * a file whose rows were reset. Nothing may be created twice, and nothing may hang.
  */
 import { writeFileSync } from "node:fs";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/index.js";
 import { createScenarioFor } from "../../src/push/create.js";
 import { loadSeed } from "../../src/push/submit.js";
 import { createClients } from "../../src/runtime.js";
 import { CREATE_ROUTE } from "../../src/simulator/router.js";
 import { SIM_CLIENT_ID, SIM_CLIENT_SECRET } from "../../src/simulator/server.js";
+import { failInserts, storeKinds } from "../support/stores.js";
 import {
   COMPANY,
   duplicates,
@@ -21,22 +22,26 @@ import {
   startPushHarness,
 } from "./push-harness.js";
 
-let h: PushHarness | undefined;
-afterEach(async () => {
-  await h?.close();
-  h = undefined;
-});
+describe.each(storeKinds())("push recovery on $name", (kind) => {
+  let h: PushHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+  afterAll(() => kind.cleanup());
 
-describe("push recovery", () => {
   it("keeps an unanswered last attempt in mind, so retry-failed then finds the row exists", async () => {
-    h = await startPushHarness({
+    h = await startPushHarness(kind, {
       sim: { faults: { dropAfterCommitRate: 1 } },
       config: { push: { ratePerSecond: 200, concurrency: 2, maxAttempts: 1, lockDurationMs: 1000 } },
     });
     const file = h.seed("lost.ndjson", [seedRow("Lost answer")]);
     const first = await h.cli(["push", file, "--wait"]);
     expect(first.code).toBe(1);
-    expect(h.request("Lost answer")).toMatchObject({ status: "failed", error_code: "CONNECTION_RESET" });
+    expect(await h.request("Lost answer")).toMatchObject({
+      status: "failed",
+      error_code: "CONNECTION_RESET",
+    });
     // The service did create it: the answer was dropped after the commit.
     expect(await h.scenarios()).toHaveLength(1);
 
@@ -49,12 +54,12 @@ describe("push recovery", () => {
     const again = await h.cli(["push", file, "--wait"]);
     expect(again.out).toContain("created 0, already existed 1, failed 0");
     expect(again.code).toBe(0);
-    expect(h.request("Lost answer")).toMatchObject({ status: "exists", attempts: 2 });
+    expect(await h.request("Lost answer")).toMatchObject({ status: "exists", attempts: 2 });
     expect(await h.scenarios()).toHaveLength(1);
   });
 
   it("fails again, instead of waiting forever, a child put back while its parent stays failed", async () => {
-    h = await startPushHarness();
+    h = await startPushHarness(kind);
     const t = h;
     const file = t.seed("orphans.ndjson", [
       seedRow("Ghost suite", { project_id: MISSING_PROJECT }),
@@ -65,10 +70,10 @@ describe("push recovery", () => {
     expect(retry.out).toEqual([
       "1 failed row(s) back to pending; 0 queued now (the daemon or push --wait creates them)",
     ]);
-    expect(t.request("Ghost child")).toMatchObject({ status: "failed", error_code: "PARENT_FAILED" });
+    expect(await t.request("Ghost child")).toMatchObject({ status: "failed", error_code: "PARENT_FAILED" });
 
     // A child left pending under a failed parent (as an older retry-failed left it).
-    const store = t.store();
+    const store = await t.store();
     expect(await store.outbox.resetFailed({ code: "PARENT_FAILED" }, new Date().toISOString())).toEqual([
       "Ghost child",
     ]);
@@ -76,8 +81,8 @@ describe("push recovery", () => {
     const again = await t.cli(["push", file, "--wait"]);
     expect(again.out).toContain("created 0, already existed 0, failed 1");
     expect(again.code).toBe(1);
-    expect(t.request("Ghost child")).toMatchObject({ status: "failed", error_code: "PARENT_FAILED" });
-    expect(t.request("Ghost suite")).toMatchObject({ status: "failed", attempts: 1 });
+    expect(await t.request("Ghost child")).toMatchObject({ status: "failed", error_code: "PARENT_FAILED" });
+    expect(await t.request("Ghost suite")).toMatchObject({ status: "failed", attempts: 1 });
     expect(await t.createAttempts()).toBe(1);
   }, 20_000);
 
@@ -85,7 +90,9 @@ describe("push recovery", () => {
     const WRONG = "wrong-token-Vb2kR9";
     // One attempt only: had the 401 used it up, the row could not be created after resuming.
     const push = { ratePerSecond: 200, concurrency: 2, maxAttempts: 1, lockDurationMs: 1000 };
-    h = await startPushHarness({ config: { companies: [{ id: COMPANY, auth: { token: WRONG } }], push } });
+    h = await startPushHarness(kind, {
+      config: { companies: [{ id: COMPANY, auth: { token: WRONG } }], push },
+    });
     const t = h;
     const file = t.seed("refused.ndjson", [
       seedRow("Refused suite"),
@@ -95,7 +102,7 @@ describe("push recovery", () => {
     const paused = JSON.parse((await t.cli(["status", "--json"])).out.join("\n"));
     expect(paused.queues.push).toMatchObject({ paused: true, jobs: { waiting: 0, active: 0, delayed: 1 } });
 
-    const good = simConfig(t.sim, t.dir, t.prefix, { push });
+    const good = simConfig(t.sim, t.database, t.prefix, { push });
     writeFileSync(t.configPath, JSON.stringify(good));
     expect((await t.cli(["resume-push"])).out).toEqual(["push queue resumed"]);
     const run = await t.cli(["push", file, "--wait"]);
@@ -108,7 +115,7 @@ describe("push recovery", () => {
   });
 
   it("re-authenticates once when the service drops our token mid-push, and goes on", async () => {
-    h = await startPushHarness();
+    h = await startPushHarness(kind);
     const t = h;
     const auth = {
       tokenUrl: t.sim.tokenUrl,
@@ -118,10 +125,10 @@ describe("push recovery", () => {
       password: `pass-${COMPANY}`,
     };
     const cfg = parseConfig(
-      simConfig(t.sim, t.dir, t.prefix, { companies: [{ id: COMPANY, auth }] }),
+      simConfig(t.sim, t.database, t.prefix, { companies: [{ id: COMPANY, auth }] }),
       "test config",
     );
-    const store = t.store();
+    const store = await t.store();
     const now = new Date().toISOString();
     const seed = await loadSeed(cfg, t.seed("reauth.ndjson", [seedRow("Before"), seedRow("After")]));
     await store.outbox.record(seed.valid, "b", seed.file, now);
@@ -140,14 +147,14 @@ describe("push recovery", () => {
     expect(stats.count(CREATE_ROUTE, 401)).toBe(1);
     expect(stats.count(CREATE_ROUTE, 200)).toBe(2);
     expect(stats.count("POST /oauth/token", 200)).toBe(2);
-    expect(t.request("After")).toMatchObject({ status: "created", attempts: 1, uncertain: 0 });
+    expect(await t.request("After")).toMatchObject({ status: "created", attempts: 1, uncertain: 0 });
   });
 
   it("keeps the id when recording a created scenario fails locally once", async () => {
-    h = await startPushHarness();
+    h = await startPushHarness(kind);
     const t = h;
-    const cfg = parseConfig(simConfig(t.sim, t.dir, t.prefix, {}), "test config");
-    const store = t.store();
+    const cfg = parseConfig(simConfig(t.sim, t.database, t.prefix, {}), "test config");
+    const store = await t.store();
     const now = new Date().toISOString();
     const seed = await loadSeed(
       cfg,
@@ -156,11 +163,7 @@ describe("push recovery", () => {
     await store.outbox.record(seed.valid, "b", seed.file, now);
     await store.outbox.takeReady(now);
     // The first write of a created scenario fails, as on a full disk or a held lock.
-    let failures = 1;
-    store.sqlite.function("fail_once", () => (failures-- > 0 ? 1 : 0));
-    store.sqlite.exec(
-      "CREATE TEMP TRIGGER fail_once BEFORE INSERT ON scenarios WHEN fail_once() = 1 BEGIN SELECT RAISE(ABORT, 'simulated disk full'); END",
-    );
+    const fault = await failInserts(store, "scenarios", 1);
     const clients = createClients(cfg, logger);
     const deps = { outbox: store.outbox, clientFor: clients.clientFor, acquireSlot: async () => {}, logger };
     try {
@@ -172,8 +175,13 @@ describe("push recovery", () => {
     } finally {
       await clients.close();
     }
-    expect(failures).toBe(-2);
-    const parent = t.request("Parent") as { status: string; scenario_id: number | null; attempts: number };
+    // The failed insert, then the parent's again and the child's.
+    expect(await fault.tried()).toBe(3);
+    const parent = (await t.request("Parent")) as {
+      status: string;
+      scenario_id: number | null;
+      attempts: number;
+    };
     expect(parent).toMatchObject({ status: "created", attempts: 1 });
     const sim = await t.scenarios();
     expect(sim).toHaveLength(2);
@@ -181,15 +189,15 @@ describe("push recovery", () => {
   });
 
   it("finds a create that timed out but was committed anyway to exist on the next attempt", async () => {
-    h = await startPushHarness({ sim: { faults: { latencyMs: 1500 } } });
+    h = await startPushHarness(kind, { sim: { faults: { latencyMs: 1500 } } });
     const t = h;
     const cfg = parseConfig(
-      simConfig(t.sim, t.dir, t.prefix, {
+      simConfig(t.sim, t.database, t.prefix, {
         http: { timeoutMs: 200, maxAttempts: 2, maxRequestsPerSecond: 1000 },
       }),
       "test config",
     );
-    const store = t.store();
+    const store = await t.store();
     const now = new Date().toISOString();
     const seed = await loadSeed(cfg, t.seed("slow.ndjson", [seedRow("Slow one")]));
     await store.outbox.record(seed.valid, "b", seed.file, now);
@@ -201,7 +209,7 @@ describe("push recovery", () => {
         status: "retry",
         code: "TIMEOUT",
       });
-      expect(t.request("Slow one")).toMatchObject({ status: "queued", in_flight: 1, attempts: 1 });
+      expect(await t.request("Slow one")).toMatchObject({ status: "queued", in_flight: 1, attempts: 1 });
       // The service was only slow: it commits after 1.5 s, long after the client gave up.
       while ((await t.scenarios()).length < 1) await new Promise((r) => setTimeout(r, 20));
       await t.setFaults({ latencyMs: 0 });
@@ -209,7 +217,7 @@ describe("push recovery", () => {
     } finally {
       await clients.close();
     }
-    expect(t.request("Slow one")).toMatchObject({
+    expect(await t.request("Slow one")).toMatchObject({
       status: "exists",
       attempts: 2,
       uncertain: 1,

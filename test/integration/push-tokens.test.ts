@@ -1,21 +1,26 @@
 /**
  * Short-lived tokens under 429s: the bearer token is attached after every wait (rate slot, 429,
  * backoff), so no request leaves with a token that expired while it waited, and the queue never
- * pauses with valid credentials. Simulator tokens of 2 s, 30% of creates answered 429.
+ * pauses with valid credentials. Simulator tokens of 2 s, 30% of creates answered 429. SQLite
+ * only: token renewal and waits are the HTTP client's and the queue's; the store plays no part.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { SIM_CLIENT_ID, SIM_CLIENT_SECRET } from "../../src/simulator/server.js";
+import { storeKind } from "../support/stores.js";
 import { COMPANY, duplicates, flatRows, type PushHarness, startPushHarness } from "./push-harness.js";
+
+const kind = storeKind("sqlite");
 
 let h: PushHarness | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
 });
+afterAll(() => kind.cleanup());
 
 describe("push with tokens that expire every 2 s and 30% 429s", () => {
   it("never pauses, and settles every row exactly once", async () => {
-    h = await startPushHarness({
+    h = await startPushHarness(kind, {
       sim: { tokenTtlSeconds: 2, faults: { rateLimitRate: 0.3, retryAfterSeconds: 1 } },
       config: (sim) => ({
         push: { ratePerSecond: 15, concurrency: 4, maxAttempts: 4, lockDurationMs: 5000 },

@@ -1,15 +1,18 @@
 /**
- * `tas-sync push FILE --wait` end to end in this process: real SQLite, real Redis (unique
- * prefix per test), the simulator over HTTP. Each row must end created, exists or failed,
- * and the simulator must hold exactly one scenario per created row.
+ * `tas-sync push FILE --wait` end to end in this process: a real store (SQLite and
+ * PostgreSQL), real Redis (unique prefix per test), the simulator over HTTP. Each row must end
+ * created, exists or failed, and the simulator must hold exactly one scenario per created row.
+ * Retry and pacing (backoff, rate slots, connections, whether a worker listens) are the
+ * queue's and the HTTP client's: those tests run on SQLite only.
  */
 import { writeFileSync } from "node:fs";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PUSH_QUEUE } from "../../src/queue/push.js";
 import { CREATE_ROUTE } from "../../src/simulator/router.js";
 import { SIM_CLIENT_ID, SIM_CLIENT_SECRET } from "../../src/simulator/server.js";
+import { type StoreKind, storeKind, storeKinds } from "../support/stores.js";
 import {
   COMPANY,
   duplicates,
@@ -25,13 +28,22 @@ import {
 } from "./push-harness.js";
 
 let h: PushHarness | undefined;
+let kind: StoreKind;
 afterEach(async () => {
   await h?.close();
   h = undefined;
 });
 
-async function harness(opts: Parameters<typeof startPushHarness>[0] = {}): Promise<PushHarness> {
-  h = await startPushHarness(opts);
+/** The tests of a describe run on `k`, whose databases are dropped after them. */
+function onKind(k: StoreKind) {
+  beforeAll(() => {
+    kind = k;
+  });
+  afterAll(() => k.cleanup());
+}
+
+async function harness(opts: Parameters<typeof startPushHarness>[1] = {}): Promise<PushHarness> {
+  h = await startPushHarness(kind, opts);
   return h;
 }
 
@@ -43,7 +55,9 @@ const FAMILY = [
   seedRow("Checkout", { project_id: OTHER_PROJECT }),
 ];
 
-describe("push --wait against the simulator", () => {
+describe.each(storeKinds())("push --wait against the simulator on $name", (k) => {
+  onKind(k);
+
   it("creates parents before children, giving each child its parent's id", async () => {
     const t = await harness();
     const file = t.seed("family.ndjson", FAMILY);
@@ -51,7 +65,7 @@ describe("push --wait against the simulator", () => {
     expect(run.out).toContain("created 5, already existed 0, failed 0");
     expect(run.code).toBe(0);
 
-    const rows = t.requests();
+    const rows = await t.requests();
     expect(rows.map((r) => [r.key, r.status, r.attempts])).toEqual([
       ["Checkout", "created", 1],
       ["Login locked", "created", 1],
@@ -59,7 +73,7 @@ describe("push --wait against the simulator", () => {
       ["Login suite", "created", 1],
       ["Login valid", "created", 1],
     ]);
-    const idOf = (key: string) => t.request(key).scenario_id;
+    const idOf = (key: string) => rows.find((r) => r.key === key)?.scenario_id;
     const sim = await t.scenarios();
     expect(sim).toHaveLength(5);
     const simByName = new Map(sim.map((s) => [s.scenario_name, s]));
@@ -74,10 +88,9 @@ describe("push --wait against the simulator", () => {
     expect(at("Login valid")).toBeGreaterThan(at("Login suite"));
     expect(at("Login locked twice")).toBeGreaterThan(at("Login locked"));
 
-    const stored = t
-      .store()
-      .sqlite.prepare("SELECT request_key, parent_id, raw_json FROM scenarios ORDER BY id")
-      .all() as { request_key: string; parent_id: number | null; raw_json: string }[];
+    const stored = await t.rows<{ request_key: string; parent_id: number | null; raw_json: string }>(
+      "SELECT request_key, parent_id, raw_json FROM scenarios ORDER BY id",
+    );
     expect(stored).toHaveLength(5);
     const child = stored.find((s) => s.request_key === "Login valid");
     expect(child?.parent_id).toBe(idOf("Login suite"));
@@ -101,7 +114,7 @@ describe("push --wait against the simulator", () => {
     );
     expect(await t.scenarios()).toEqual(before.scenarios);
     expect(await t.createAttempts()).toBe(before.attempts);
-    expect(t.requests().every((r) => r.attempts === 1)).toBe(true);
+    expect((await t.requests()).every((r) => r.attempts === 1)).toBe(true);
   });
 
   it("fails a row of an unknown project at once, and its descendants with PARENT_FAILED", async () => {
@@ -121,13 +134,13 @@ describe("push --wait against the simulator", () => {
         "  failed PROJECT_NOT_FOUND: 1",
       ]),
     );
-    expect(t.request("Ghost suite")).toMatchObject({
+    expect(await t.request("Ghost suite")).toMatchObject({
       status: "failed",
       error_code: "PROJECT_NOT_FOUND",
       attempts: 1,
     });
     for (const key of ["Ghost child", "Ghost grandchild"]) {
-      const row = t.request(key);
+      const row = await t.request(key);
       expect(row).toMatchObject({ status: "failed", error_code: "PARENT_FAILED", attempts: 0 });
       expect(row.last_error).toMatch(/^parent failed/);
     }
@@ -161,28 +174,10 @@ describe("push --wait against the simulator", () => {
     const run = await t.cli(["push", file, "--wait"]);
     expect(run.code).toBe(1);
     expect(run.out).toContain("  failed INVALID_SCENARIO_NAME: 1");
-    const row = t.request("Taken");
+    const row = await t.request("Taken");
     expect(row).toMatchObject({ status: "failed", error_code: "INVALID_SCENARIO_NAME", attempts: 1 });
     expect(row.last_error).toContain("already used");
     expect(await t.scenarios()).toHaveLength(1);
-  });
-
-  it("retries server errors with backoff until every row is created, with no duplicates", async () => {
-    const t = await harness({
-      sim: { faults: { errorRate: 0.5 } },
-      config: { push: { ratePerSecond: 200, concurrency: 4, maxAttempts: 12, lockDurationMs: 1000 } },
-    });
-    const file = t.seed("flaky.ndjson", flatRows(8));
-    const run = await t.cli(["push", file, "--wait"]);
-    expect(run.out).toContain("created 8, already existed 0, failed 0");
-    expect(run.code).toBe(0);
-    const rows = t.requests();
-    expect(rows.every((r) => r.status === "created")).toBe(true);
-    // Some rows really were retried: the run is not a lucky streak.
-    expect(rows.reduce((n, r) => n + r.attempts, 0)).toBeGreaterThan(8);
-    const sim = await t.scenarios();
-    expect(sim).toHaveLength(8);
-    expect(duplicates(sim)).toEqual([]);
   });
 
   it("gives up after push.maxAttempts server errors, with the last error and exponential backoff", async () => {
@@ -196,7 +191,7 @@ describe("push --wait against the simulator", () => {
     const elapsed = Date.now() - started;
     expect(run.code).toBe(1);
     expect(run.out).toContain("  failed INTERNAL_SERVER_ERROR: 1");
-    const row = t.request("Never");
+    const row = await t.request("Never");
     expect(row).toMatchObject({ status: "failed", attempts: 3, in_flight: 0, uncertain: 1 });
     expect(row.last_error).toMatch(
       /^gave up after 3 attempts: createScenario: HTTP 500 INTERNAL_SERVER_ERROR/,
@@ -219,7 +214,7 @@ describe("push --wait against the simulator", () => {
     const elapsed = Date.now() - started;
     expect(run.out).toContain("created 6, already existed 0, failed 0");
     expect(run.code).toBe(0);
-    expect(t.requests().map((r) => r.attempts)).toEqual([1, 1, 1, 1, 1, 1]);
+    expect((await t.requests()).map((r) => r.attempts)).toEqual([1, 1, 1, 1, 1, 1]);
     const stats = t.sim.state.stats;
     expect(stats.count(CREATE_ROUTE, 429)).toBeGreaterThan(0);
     expect(stats.count(CREATE_ROUTE, 200)).toBe(6);
@@ -236,7 +231,7 @@ describe("push --wait against the simulator", () => {
     const file = t.seed("dropped.ndjson", flatRows(20, "drop"));
     const run = await t.cli(["push", file, "--wait"]);
     expect(run.code).toBe(0);
-    const rows = t.requests();
+    const rows = await t.requests();
     const exists = rows.filter((r) => r.status === "exists");
     const created = rows.filter((r) => r.status === "created");
     expect(exists.length).toBeGreaterThan(0);
@@ -271,11 +266,11 @@ describe("push --wait against the simulator", () => {
       connection.disconnect();
     }
     // Refused rows are neither failed nor lost: they wait for the fix.
-    const rows = t.requests();
+    const rows = await t.requests();
     expect(rows.map((r) => r.status)).toEqual(["queued", "queued"]);
     expect(rows.some((r) => r.error_code === "UNAUTHORIZED")).toBe(true);
     expect(await t.scenarios()).toEqual([]);
-    const stored = t.store().sqlite.prepare("SELECT * FROM scenario_requests").all();
+    const stored = await t.rows("SELECT * FROM scenario_requests");
     expect(JSON.stringify(stored)).not.toContain(WRONG);
   });
 
@@ -291,20 +286,73 @@ describe("push --wait against the simulator", () => {
     };
     writeFileSync(
       t.configPath,
-      JSON.stringify(simConfig(t.sim, t.dir, t.prefix, { companies: [{ id: COMPANY, auth }] })),
+      JSON.stringify(simConfig(t.sim, t.database, t.prefix, { companies: [{ id: COMPANY, auth }] })),
     );
     const file = t.seed("bad-password.ndjson", [seedRow("Grant one"), seedRow("Grant two")]);
     const run = await t.cli(["push", file, "--wait"]);
     expect(run.code).toBe(1);
     expect(run.out.join("\n")).toContain("the push queue is paused");
     expect(`${run.out.join("\n")}${run.stderr}`).not.toContain(WRONG);
-    const rows = t.requests();
+    const rows = await t.requests();
     expect(rows.map((r) => [r.status, r.uncertain, r.in_flight])).toEqual([
       ["queued", 0, 0],
       ["queued", 0, 0],
     ]);
     expect(rows.some((r) => r.error_code === "UNAUTHORIZED")).toBe(true);
     expect(await t.createAttempts()).toBe(0);
+  });
+
+  it("puts only the row key in the job data in Redis", async () => {
+    const t = await harness();
+    const file = t.seed("jobs.ndjson", FAMILY);
+    // Without --wait nothing runs the jobs: they stay in Redis for inspection.
+    const run = await t.cli(["push", file]);
+    expect(run.code).toBe(0);
+    // No daemon (no push worker connected): said on stderr, with the two ways out.
+    expect(run.stderr).toContain(
+      "tas-sync push: warning: no daemon consumes the push queue (no push worker is connected to its Redis): " +
+        "the rows wait until one starts (tas-sync daemon); or run tas-sync push FILE --wait",
+    );
+    const datas: unknown[] = [];
+    const everything: string[] = [];
+    for (const key of await t.redisKeys()) {
+      const type = await t.redis.type(key);
+      if (type === "hash") {
+        const hash = await t.redis.hgetall(key);
+        everything.push(key, ...Object.values(hash));
+        if (hash.data !== undefined) datas.push(JSON.parse(hash.data));
+      } else if (type === "string") everything.push(key, (await t.redis.get(key)) ?? "");
+      else everything.push(key);
+    }
+    // The two roots are queued; the children wait in SQLite for their parent.
+    expect(datas).toEqual(expect.arrayContaining([{ key: "Login suite" }, { key: "Checkout" }]));
+    expect(datas).toHaveLength(2);
+    for (const d of datas) expect(Object.keys(d as object)).toEqual(["key"]);
+    const dump = everything.join("\n");
+    for (const c of t.sim.companies) expect(dump).not.toContain(c.staticToken);
+    expect(dump).not.toContain("Bearer");
+  });
+});
+
+describe("retry and pacing of push --wait (SQLite only: the store plays no part)", () => {
+  onKind(storeKind("sqlite"));
+
+  it("retries server errors with backoff until every row is created, with no duplicates", async () => {
+    const t = await harness({
+      sim: { faults: { errorRate: 0.5 } },
+      config: { push: { ratePerSecond: 200, concurrency: 4, maxAttempts: 12, lockDurationMs: 1000 } },
+    });
+    const file = t.seed("flaky.ndjson", flatRows(8));
+    const run = await t.cli(["push", file, "--wait"]);
+    expect(run.out).toContain("created 8, already existed 0, failed 0");
+    expect(run.code).toBe(0);
+    const rows = await t.requests();
+    expect(rows.every((r) => r.status === "created")).toBe(true);
+    // Some rows really were retried: the run is not a lucky streak.
+    expect(rows.reduce((n, r) => n + r.attempts, 0)).toBeGreaterThan(8);
+    const sim = await t.scenarios();
+    expect(sim).toHaveLength(8);
+    expect(duplicates(sim)).toEqual([]);
   });
 
   it("never lets more than push.ratePerSecond creates into one second, as the service saw them", async () => {
@@ -372,40 +420,11 @@ describe("push --wait against the simulator", () => {
     }
     expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(4);
   });
-
-  it("puts only the row key in the job data in Redis", async () => {
-    const t = await harness();
-    const file = t.seed("jobs.ndjson", FAMILY);
-    // Without --wait nothing runs the jobs: they stay in Redis for inspection.
-    const run = await t.cli(["push", file]);
-    expect(run.code).toBe(0);
-    // No daemon (no push worker connected): said on stderr, with the two ways out.
-    expect(run.stderr).toContain(
-      "tas-sync push: warning: no daemon consumes the push queue (no push worker is connected to its Redis): " +
-        "the rows wait until one starts (tas-sync daemon); or run tas-sync push FILE --wait",
-    );
-    const datas: unknown[] = [];
-    const everything: string[] = [];
-    for (const key of await t.redisKeys()) {
-      const type = await t.redis.type(key);
-      if (type === "hash") {
-        const hash = await t.redis.hgetall(key);
-        everything.push(key, ...Object.values(hash));
-        if (hash.data !== undefined) datas.push(JSON.parse(hash.data));
-      } else if (type === "string") everything.push(key, (await t.redis.get(key)) ?? "");
-      else everything.push(key);
-    }
-    // The two roots are queued; the children wait in SQLite for their parent.
-    expect(datas).toEqual(expect.arrayContaining([{ key: "Login suite" }, { key: "Checkout" }]));
-    expect(datas).toHaveLength(2);
-    for (const d of datas) expect(Object.keys(d as object)).toEqual(["key"]);
-    const dump = everything.join("\n");
-    for (const c of t.sim.companies) expect(dump).not.toContain(c.staticToken);
-    expect(dump).not.toContain("Bearer");
-  });
 });
 
 describe("push without --wait", () => {
+  onKind(storeKind("sqlite"));
+
   it("says that a daemon consumes the queue when a push worker is connected", async () => {
     const t = await harness();
     // A worker of the push queue under the same prefix is what a running daemon shows.

@@ -3,16 +3,16 @@
  * answered late (the simulator takes the list when the request arrives, then holds it), A
  * stalls (SIGSTOP) past its lease, B takes the company over, fetches the newer list and
  * applies it; A wakes up and tries to apply its older snapshot: discarded (superseded), the
- * mirror keeps B's content, and no history interval inverts or overlaps.
+ * mirror keeps B's content, and no history interval inverts or overlaps. On both stores.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/server.js";
-import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import { cli, ensureBuilt, startCli } from "../support/built-cli.js";
 import { until } from "../support/daemon.js";
+import { storeKinds } from "../support/stores.js";
 
 let sim: RunningSimulator;
 let dir: string;
@@ -33,12 +33,14 @@ const admin = (method: string, path: string, body?: unknown) =>
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
 
-describe("snapshots of one company from two processes", () => {
+describe.each(storeKinds())("snapshots of one company from two processes on $name", (kind) => {
+  afterAll(() => kind.cleanup());
+
   it("never lets an older snapshot that commits last roll the mirror back", async () => {
     const company = sim.companies[0];
     if (!company) throw new Error("no company");
-    const database = join(dir, "t.db");
-    const config = join(dir, "c.json");
+    const database = await kind.fresh();
+    const config = join(dir, `${kind.name}.json`);
     writeFileSync(
       config,
       JSON.stringify({
@@ -80,23 +82,22 @@ describe("snapshots of one company from two processes", () => {
     expect(aRun.stdout).toMatch(new RegExp(`^company ${company.id}: superseded`));
     expect(aRun.stdout).toContain("was applied first; this one was discarded");
 
-    const store = openSqliteStore(database);
+    const store = await kind.open(database);
     try {
-      const q = (sql: string, ...p: unknown[]) =>
-        store.sqlite.prepare(sql).all(...p) as Record<string, unknown>[];
-      expect(q("SELECT plan_name FROM plans WHERE id = ?", planId)).toEqual([{ plan_name: "v1" }]);
-      const statuses = q("SELECT status FROM sync_runs ORDER BY id").map((r) => r.status);
+      const q = (sql: string, ...p: unknown[]) => kind.rows(store, sql, ...p);
+      expect(await q("SELECT plan_name FROM plans WHERE id = ?", planId)).toEqual([{ plan_name: "v1" }]);
+      const statuses = (await q("SELECT status FROM sync_runs ORDER BY id")).map((r) => r.status);
       expect(statuses).toEqual(["succeeded", "superseded", "succeeded"]);
       // History: never valid_to before valid_from, at most one open version, no overlap.
-      expect(q("SELECT id FROM plan_versions WHERE valid_to < valid_from")).toEqual([]);
+      expect(await q("SELECT id FROM plan_versions WHERE valid_to < valid_from")).toEqual([]);
       expect(
-        q("SELECT id FROM plan_versions WHERE valid_to IS NULL GROUP BY id HAVING count(*) > 1"),
+        await q("SELECT id FROM plan_versions WHERE valid_to IS NULL GROUP BY id HAVING count(*) > 1"),
       ).toEqual([]);
       expect(
-        q(`SELECT a.version_id FROM plan_versions a JOIN plan_versions b ON a.id = b.id AND a.version_id < b.version_id
+        await q(`SELECT a.version_id FROM plan_versions a JOIN plan_versions b ON a.id = b.id AND a.version_id < b.version_id
            WHERE a.valid_to IS NULL OR a.valid_to > b.valid_from`),
       ).toEqual([]);
-      const versions = q("SELECT raw_json FROM plan_versions WHERE id = ? ORDER BY valid_from", planId);
+      const versions = await q("SELECT raw_json FROM plan_versions WHERE id = ? ORDER BY valid_from", planId);
       expect(
         versions.map((v) => (JSON.parse(String(v.raw_json)) as { plan_name: string }).plan_name).at(-1),
       ).toBe("v1");

@@ -1,36 +1,33 @@
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runSyncCommand } from "../../src/commands/sync.js";
 import { UsageError } from "../../src/commands/types.js";
 import { parseConfig } from "../../src/config/index.js";
 import { SIM_CLIENT_ID, SIM_CLIENT_SECRET } from "../../src/simulator/server.js";
-import {
-  FIRST,
-  type Harness,
-  logger,
-  reportIdsOf,
-  rows,
-  SECOND,
-  scalar,
-  startHarness,
-} from "./sync-harness.js";
+import { type StoreKind, storeKind, storeKinds } from "../support/stores.js";
+import { FIRST, type Harness, logger, reportIdsOf, SECOND, startHarness } from "./sync-harness.js";
 
 const TOKEN_ROUTE = "POST /oauth/token";
 const PLANS_ROUTE = "GET /api/plans";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let h: Harness;
-beforeEach(async () => {
-  h = await startHarness({ tokenTtlSeconds: 1 });
-});
-afterEach(() => h.close());
+/** The database runSyncCommand writes to (fresh, not opened before the command). */
+let cliDatabase: string;
+function harnessPerTest(kind: StoreKind) {
+  beforeEach(async () => {
+    h = await startHarness(kind, { tokenTtlSeconds: 1 });
+    cliDatabase = await h.freshDatabase();
+  });
+  afterEach(() => h.close());
+  afterAll(() => kind.cleanup());
+}
 
 /** A config for the simulator with password-grant auth; `password` overrides every company's. */
 function config(companies: number[], password?: string) {
   return parseConfig(
     {
       baseUrl: h.sim.baseUrl,
-      database: join(h.dir, "cli.db"),
+      database: cliDatabase,
       http: { timeoutMs: 2000, maxAttempts: 2, maxRequestsPerSecond: 1000 },
       companies: companies.map((id) => ({
         id,
@@ -55,7 +52,9 @@ async function runCommand(companies: number[], password?: string) {
   return { code, out };
 }
 
+// Token renewal is the HTTP client's business: the store plays no part, one kind is enough.
 describe("password grant", () => {
+  harnessPerTest(storeKind("sqlite"));
   it("obtains a new token when the old one expired between two syncs", async () => {
     const client = h.client(FIRST, h.passwordAuth(FIRST));
     expect((await h.sync(FIRST, { client })).status).toBe("succeeded");
@@ -82,7 +81,8 @@ describe("password grant", () => {
   });
 });
 
-describe("runSyncCommand", () => {
+describe.each(storeKinds())("runSyncCommand on $name", (kind) => {
+  harnessPerTest(kind);
   it("syncs every configured company and prints one summary line each", async () => {
     const { code, out } = await runCommand([FIRST, SECOND]);
     expect(code).toBe(0);
@@ -91,8 +91,8 @@ describe("runSyncCommand", () => {
       /^company 5251: succeeded in \d+\.\ds \(run \d+\) - fetched 8, inserted 8, updated 0, unchanged 0, deleted 0, rejected 0$/,
     );
     expect(out[1]).toMatch(/^company 5252: succeeded .* fetched 8, inserted 8/);
-    const store = h.openStore("cli.db");
-    expect(rows(store.sqlite, "SELECT company_id, count(*) AS n FROM plans GROUP BY 1 ORDER BY 1")).toEqual([
+    const cli = h.sqlOn(await h.openStore(cliDatabase));
+    expect(await cli.rows("SELECT company_id, count(*) AS n FROM plans GROUP BY 1 ORDER BY 1")).toEqual([
       { company_id: FIRST, n: 6 },
       { company_id: SECOND, n: 6 },
     ]);
@@ -109,9 +109,9 @@ describe("runSyncCommand", () => {
     expect(h.sim.state.stats.count(TOKEN_ROUTE)).toBe(1);
     expect(h.sim.state.stats.count(PLANS_ROUTE)).toBe(0);
 
-    const store = h.openStore("cli.db");
-    expect(scalar(store.sqlite, "SELECT status FROM sync_runs")).toBe("failed");
-    expect(scalar(store.sqlite, "SELECT code FROM sync_errors")).toBe("INVALID_CLIENT");
+    const cli = h.sqlOn(await h.openStore(cliDatabase));
+    expect(await cli.scalar("SELECT status FROM sync_runs")).toBe("failed");
+    expect(await cli.scalar("SELECT code FROM sync_errors")).toBe("INVALID_CLIENT");
     const secrets = [
       password,
       SIM_CLIENT_SECRET,
@@ -119,7 +119,7 @@ describe("runSyncCommand", () => {
     ];
     const text = [out.join("\n")];
     for (const table of ["sync_runs", "sync_errors", "rejected_records"]) {
-      for (const row of rows(store.sqlite, `SELECT * FROM ${table}`)) text.push(JSON.stringify(row));
+      for (const row of await cli.rows(`SELECT * FROM ${table}`)) text.push(JSON.stringify(row));
     }
     expect(text.length).toBeGreaterThan(2);
     for (const s of secrets) expect(text.join("\n")).not.toContain(s);

@@ -4,9 +4,10 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { StaticTokenProvider } from "../../src/api/auth.js";
 import { TasClient } from "../../src/api/client.js";
+import { storeKinds } from "../support/stores.js";
 import {
   admin,
   childSnapshot,
@@ -14,8 +15,6 @@ import {
   fastSleep,
   type Harness,
   logger,
-  rows,
-  scalar,
   startHarness,
 } from "./sync-harness.js";
 
@@ -24,134 +23,135 @@ type Mode = "pass" | "cut" | "truncate" | "fail500";
 const T1 = "2025-01-01T00:00:00.000Z";
 const T2 = "2025-01-02T00:00:00.000Z";
 
-let h: Harness;
-let proxy: Server;
-let proxyBase: string;
-let planRequests: number;
-/** What to do with the n-th (1-based) plan list request. */
-let modeFor: (n: number) => Mode;
+describe.each(storeKinds())("plan list bodies on $name", (kind) => {
+  let h: Harness;
+  let proxy: Server;
+  let proxyBase: string;
+  let planRequests: number;
+  /** What to do with the n-th (1-based) plan list request. */
+  let modeFor: (n: number) => Mode;
 
-beforeEach(async () => {
-  h = await startHarness();
-  planRequests = 0;
-  modeFor = () => "pass";
-  proxy = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const headers: Record<string, string> = {};
-    for (const k of ["authorization", "current-company-id", "content-type", "accept"]) {
-      const v = req.headers[k];
-      if (typeof v === "string") headers[k] = v;
-    }
-    const upstream = await fetch(`http://127.0.0.1:${h.sim.port}${req.url}`, {
-      method: req.method ?? "GET",
-      headers,
-      ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
+  beforeEach(async () => {
+    h = await startHarness(kind);
+    planRequests = 0;
+    modeFor = () => "pass";
+    proxy = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const headers: Record<string, string> = {};
+      for (const k of ["authorization", "current-company-id", "content-type", "accept"]) {
+        const v = req.headers[k];
+        if (typeof v === "string") headers[k] = v;
+      }
+      const upstream = await fetch(`http://127.0.0.1:${h.sim.port}${req.url}`, {
+        method: req.method ?? "GET",
+        headers,
+        ...(chunks.length ? { body: Buffer.concat(chunks) } : {}),
+      });
+      const body = Buffer.from(await upstream.arrayBuffer());
+      const isPlans = req.method === "GET" && /\/api\/plans$/.test(req.url ?? "");
+      const mode = isPlans ? modeFor(++planRequests) : "pass";
+      const half = body.subarray(0, Math.floor(body.length / 2));
+      if (mode === "cut") {
+        // Chunked, half the body, then the connection dies.
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write(half);
+        setTimeout(() => res.socket?.destroy(), 20);
+      } else if (mode === "truncate") {
+        // A clean, complete HTTP response whose JSON array simply stops.
+        res.writeHead(200, { "content-type": "application/json", "content-length": half.length });
+        res.end(half);
+      } else if (mode === "fail500") {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: "Internal Server Error", message: "proxy says no" }));
+      } else {
+        res.writeHead(upstream.status, { "content-type": "application/json" });
+        res.end(body);
+      }
     });
-    const body = Buffer.from(await upstream.arrayBuffer());
-    const isPlans = req.method === "GET" && /\/api\/plans$/.test(req.url ?? "");
-    const mode = isPlans ? modeFor(++planRequests) : "pass";
-    const half = body.subarray(0, Math.floor(body.length / 2));
-    if (mode === "cut") {
-      // Chunked, half the body, then the connection dies.
-      res.writeHead(200, { "content-type": "application/json" });
-      res.write(half);
-      setTimeout(() => res.socket?.destroy(), 20);
-    } else if (mode === "truncate") {
-      // A clean, complete HTTP response whose JSON array simply stops.
-      res.writeHead(200, { "content-type": "application/json", "content-length": half.length });
-      res.end(half);
-    } else if (mode === "fail500") {
-      res.writeHead(500, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: "Internal Server Error", message: "proxy says no" }));
-    } else {
-      res.writeHead(upstream.status, { "content-type": "application/json" });
-      res.end(body);
-    }
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    proxyBase = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/Testinium.RestApi`;
   });
-  await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
-  proxyBase = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/Testinium.RestApi`;
-});
-afterEach(async () => {
-  proxy.closeAllConnections();
-  await new Promise((r) => proxy.close(r));
-  await h.close();
-});
-
-function viaProxy(): TasClient {
-  return new TasClient({
-    http: h.http,
-    baseUrl: proxyBase,
-    auth: new StaticTokenProvider(`sim-token-${FIRST}`),
-    companyId: FIRST,
-    maxAttempts: 4,
-    logger,
-    sleep: fastSleep,
+  afterEach(async () => {
+    proxy.closeAllConnections();
+    await new Promise((r) => proxy.close(r));
+    await h.close();
   });
-}
+  afterAll(() => kind.cleanup());
 
-describe("a plan list body that breaks", () => {
-  it("restarts the list after a connection drop midway and stores each plan once", async () => {
-    modeFor = (n) => (n === 1 ? "cut" : "pass");
-    const result = await h.sync(FIRST, { client: viaProxy(), at: T1 });
-    expect(result.status).toBe("succeeded");
-    expect(planRequests).toBe(2);
-    expect(result.counts).toEqual({
-      fetched: 8,
-      inserted: 8,
-      updated: 0,
-      unchanged: 0,
-      deleted: 0,
-      rejected: 0,
+  function viaProxy(): TasClient {
+    return new TasClient({
+      http: h.http,
+      baseUrl: proxyBase,
+      auth: new StaticTokenProvider(`sim-token-${FIRST}`),
+      companyId: FIRST,
+      maxAttempts: 4,
+      logger,
+      sleep: fastSleep,
     });
-    expect(scalar(h.store.sqlite, "SELECT count(*) FROM plans")).toBe(6);
-    expect(scalar(h.store.sqlite, "SELECT count(*) FROM plan_versions")).toBe(6);
-    expect(scalar(h.store.sqlite, "SELECT occurrences FROM plan_environments WHERE plan_id = 1001")).toBe(16);
-  });
+  }
 
-  it.each<[Mode, string, number]>([
-    ["cut", "CONNECTION_RESET", 4],
-    ["truncate", "NOT_A_JSON_ARRAY", 1],
-    ["fail500", "INTERNAL_SERVER_ERROR", 4],
-  ])(
-    "on %s every time: deletes nothing, keeps the reports, and ends partial",
-    async (mode, code, requests) => {
-      await h.sync(FIRST, { client: viaProxy(), at: T1 });
-      const plansBefore = rows(h.store.sqlite, "SELECT * FROM plans ORDER BY id");
-      const childrenBefore = childSnapshot(h.store.sqlite);
-      planRequests = 0;
-      modeFor = () => mode;
-      // A report changed meanwhile: the report half still lands.
-      const report = JSON.parse((await admin(h.sim, "GET", "reports/132")).text);
-      await admin(h.sim, "PUT", "reports/132", { ...report, report_name: "Renamed report" });
-
-      const result = await h.sync(FIRST, { client: viaProxy(), at: T2 });
-      expect(result.status).toBe("partial");
-      expect(planRequests).toBe(requests);
+  describe("a plan list body that breaks", () => {
+    it("restarts the list after a connection drop midway and stores each plan once", async () => {
+      modeFor = (n) => (n === 1 ? "cut" : "pass");
+      const result = await h.sync(FIRST, { client: viaProxy(), at: T1 });
+      expect(result.status).toBe("succeeded");
+      expect(planRequests).toBe(2);
       expect(result.counts).toEqual({
-        fetched: 2,
-        inserted: 0,
-        updated: 1,
-        unchanged: 1,
+        fetched: 8,
+        inserted: 8,
+        updated: 0,
+        unchanged: 0,
         deleted: 0,
         rejected: 0,
       });
-      expect(result.errors).toHaveLength(1);
-      expect(result.errors[0]).toMatch(/^plans: listPlans/);
-      expect(
-        rows(h.store.sqlite, "SELECT entity, code FROM sync_errors WHERE run_id = ?", result.runId),
-      ).toEqual([{ entity: "plans", code }]);
-      expect(rows(h.store.sqlite, "SELECT * FROM plans ORDER BY id")).toEqual(plansBefore);
-      expect(scalar(h.store.sqlite, "SELECT count(*) FROM plans WHERE deleted_at IS NOT NULL")).toBe(0);
-      const children = childSnapshot(h.store.sqlite);
-      for (const t of Object.keys(children).filter((k) => k.startsWith("plan") || k === "mobile_apps"))
-        expect(children[t], t).toEqual(childrenBefore[t]);
-      expect(scalar(h.store.sqlite, "SELECT report_name FROM scheduled_reports WHERE id = 132")).toBe(
-        "Renamed report",
-      );
-      expect(scalar(h.store.sqlite, "SELECT status FROM sync_runs WHERE id = ?", result.runId)).toBe(
-        "partial",
-      );
-    },
-  );
+      expect(await h.scalar("SELECT count(*) FROM plans")).toBe(6);
+      expect(await h.scalar("SELECT count(*) FROM plan_versions")).toBe(6);
+      expect(await h.scalar("SELECT occurrences FROM plan_environments WHERE plan_id = 1001")).toBe(16);
+    });
+
+    it.each<[Mode, string, number]>([
+      ["cut", "CONNECTION_RESET", 4],
+      ["truncate", "NOT_A_JSON_ARRAY", 1],
+      ["fail500", "INTERNAL_SERVER_ERROR", 4],
+    ])(
+      "on %s every time: deletes nothing, keeps the reports, and ends partial",
+      async (mode, code, requests) => {
+        await h.sync(FIRST, { client: viaProxy(), at: T1 });
+        const plansBefore = await h.rows("SELECT * FROM plans ORDER BY id");
+        const childrenBefore = await childSnapshot(h);
+        planRequests = 0;
+        modeFor = () => mode;
+        // A report changed meanwhile: the report half still lands.
+        const report = JSON.parse((await admin(h.sim, "GET", "reports/132")).text);
+        await admin(h.sim, "PUT", "reports/132", { ...report, report_name: "Renamed report" });
+
+        const result = await h.sync(FIRST, { client: viaProxy(), at: T2 });
+        expect(result.status).toBe("partial");
+        expect(planRequests).toBe(requests);
+        expect(result.counts).toEqual({
+          fetched: 2,
+          inserted: 0,
+          updated: 1,
+          unchanged: 1,
+          deleted: 0,
+          rejected: 0,
+        });
+        expect(result.errors).toHaveLength(1);
+        expect(result.errors[0]).toMatch(/^plans: listPlans/);
+        expect(await h.rows("SELECT entity, code FROM sync_errors WHERE run_id = ?", result.runId)).toEqual([
+          { entity: "plans", code },
+        ]);
+        expect(await h.rows("SELECT * FROM plans ORDER BY id")).toEqual(plansBefore);
+        expect(await h.scalar("SELECT count(*) FROM plans WHERE deleted_at IS NOT NULL")).toBe(0);
+        const children = await childSnapshot(h);
+        for (const t of Object.keys(children).filter((k) => k.startsWith("plan") || k === "mobile_apps"))
+          expect(children[t], t).toEqual(childrenBefore[t]);
+        expect(await h.scalar("SELECT report_name FROM scheduled_reports WHERE id = 132")).toBe(
+          "Renamed report",
+        );
+        expect(await h.scalar("SELECT status FROM sync_runs WHERE id = ?", result.runId)).toBe("partial");
+      },
+    );
+  });
 });

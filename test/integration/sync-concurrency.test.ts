@@ -1,22 +1,25 @@
 /**
  * A sync holds no database lock while it talks to the service: another connection in the
  * same process (the daemon's push worker) can write meanwhile. SQLite's busy wait blocks the
- * whole event loop, so a lock held across the download would freeze that process.
+ * whole event loop, so a lock held across the download would freeze that process. SQLite
+ * only: a PostgreSQL client waits for a lock without blocking its process.
  */
-import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, beforeEach, expect, it } from "vitest";
-import { FIRST, type Harness, scalar, startHarness } from "./sync-harness.js";
+import { afterAll, afterEach, beforeEach, expect, it } from "vitest";
+import { storeKind } from "../support/stores.js";
+import { FIRST, type Harness, startHarness } from "./sync-harness.js";
 
+const kind = storeKind("sqlite");
 let h: Harness;
 beforeEach(async () => {
   // Every answer of the service takes 400 ms: the download is slow.
-  h = await startHarness({ faults: { latencyMs: 400 } });
+  h = await startHarness(kind, { faults: { latencyMs: 400 } });
 });
 afterEach(() => h.close());
+afterAll(() => kind.cleanup());
 
 it("lets another connection write at once while a sync is downloading", async () => {
-  const other = new Database(join(h.dir, "tas.db"), { timeout: 1500 });
+  const other = new Database(h.database, { timeout: 1500 });
   try {
     const syncing = h.sync(FIRST, { reportIds: [] });
     await new Promise((r) => setTimeout(r, 150));
@@ -27,7 +30,7 @@ it("lets another connection write at once while a sync is downloading", async ()
     expect(waited).toBeLessThan(200);
     const result = await syncing;
     expect(result.status).toBe("succeeded");
-    expect(scalar(h.store.sqlite, "SELECT count(*) FROM plans")).toBe(6);
+    expect(await h.scalar("SELECT count(*) FROM plans")).toBe(6);
   } finally {
     other.close();
   }

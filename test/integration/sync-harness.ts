@@ -1,11 +1,9 @@
 /**
  * Shared set-up of the pull-side integration tests: a simulator over real HTTP, a fresh
- * temp dir with a real SQLite file per harness, clients with a fast sleep (so retries and
- * backoff cost milliseconds), and small helpers for the admin API and SQL checks.
+ * database of the given store kind per harness (a SQLite file in a temp dir, or a PostgreSQL
+ * database), clients with a fast sleep (so retries and backoff cost milliseconds), and small
+ * helpers for the admin API and SQL checks written once for both dialects.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { PasswordGrantProvider, StaticTokenProvider, type TokenProvider } from "../../src/api/auth.js";
 import { TasClient } from "../../src/api/client.js";
 import { HttpTransport } from "../../src/api/http.js";
@@ -17,8 +15,9 @@ import {
   type SimulatorOptions,
   startSimulator,
 } from "../../src/simulator/server.js";
-import { openSqliteStore, type Sqlite, type SqliteStore } from "../../src/store/sqlite/index.js";
+import type { Store } from "../../src/store/port.js";
 import { type CompanySyncResult, syncCompany } from "../../src/sync/company.js";
+import { rowStamp, type Sql, type StoreKind, sqlOn } from "../support/stores.js";
 
 export const logger = createLogger({ level: "silent", pretty: false });
 /** Waits at most 2 ms whatever the backoff asks: retries stay real but cheap. */
@@ -32,34 +31,43 @@ export interface SyncOptions {
   at?: string;
   client?: TasClient;
   /** Sync into another store (same simulator). */
-  store?: SqliteStore;
+  store?: Store;
 }
 
-export interface Harness {
+/** `rows` and `scalar` run on the harness's store; `sqlOn` checks another one. */
+export interface Harness extends Sql {
+  kind: StoreKind;
   sim: RunningSimulator;
-  dir: string;
-  store: SqliteStore;
+  /** The `database` config value of `store`. */
+  database: string;
+  store: Store;
   http: HttpTransport;
-  openStore(name: string): SqliteStore;
+  /** A fresh database of the harness's kind (a `database` config value), not yet migrated. */
+  freshDatabase(): Promise<string>;
+  /** Opens `database` (closed with the harness); a fresh one when not given. */
+  openStore(database?: string): Promise<Store>;
+  sqlOn(store: Store): Sql;
   client(companyId: number, auth?: TokenProvider): TasClient;
   passwordAuth(companyId: number, opts?: { password?: string; now?: () => number }): PasswordGrantProvider;
   sync(companyId?: number, opts?: SyncOptions): Promise<CompanySyncResult>;
   close(): Promise<void>;
 }
 
+/** Its databases are dropped by `kind.cleanup()` (the test file's afterAll). */
 export async function startHarness(
+  kind: StoreKind,
   simOpts: SimulatorOptions = {},
   opts: { maxAttempts?: number } = {},
 ): Promise<Harness> {
   const sim = await startSimulator({ port: 0, plans: 6, reports: 2, ...simOpts });
-  const dir = mkdtempSync(join(tmpdir(), "tas-sync-test-"));
-  const stores: SqliteStore[] = [];
-  const open = (name: string) => {
-    const s = openSqliteStore(join(dir, name));
+  const stores: Store[] = [];
+  const open = async (database?: string) => {
+    const s = await kind.open(database ?? (await kind.fresh({ migrated: true })));
     stores.push(s);
     return s;
   };
-  const store = open("tas.db");
+  const database = await kind.fresh({ migrated: true });
+  const store = await open(database);
   const maxAttempts = opts.maxAttempts ?? 4;
   const http = new HttpTransport({
     timeoutMs: 2000,
@@ -103,12 +111,17 @@ export async function startHarness(
       { companyId, reportIds: o.reportIds ?? reportIdsOf(sim, companyId), trigger: "test" },
     );
   };
+  const sql = sqlOn(kind, store);
   return {
+    ...sql,
+    kind,
     sim,
-    dir,
+    database,
     store,
     http,
+    freshDatabase: () => kind.fresh(),
     openStore: open,
+    sqlOn: (s) => sqlOn(kind, s),
     client,
     passwordAuth,
     sync,
@@ -116,7 +129,6 @@ export async function startHarness(
       await http.close();
       await sim.close();
       for (const s of stores) await s.close();
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -150,17 +162,6 @@ export async function putPlan(sim: RunningSimulator, companyId: number, id: numb
   if (res.status >= 300) throw new Error(`PUT plan ${id}: ${res.status} ${res.text}`);
 }
 
-export function rows<T = Record<string, unknown>>(sqlite: Sqlite, sql: string, ...params: unknown[]): T[] {
-  return sqlite.prepare(sql).all(...params) as T[];
-}
-
-export function scalar<T = number>(sqlite: Sqlite, sql: string, ...params: unknown[]): T {
-  return sqlite
-    .prepare(sql)
-    .pluck()
-    .get(...params) as T;
-}
-
 export const PLAN_CHILD_TABLES = [
   "plan_days_of_week",
   "plan_resolutions",
@@ -177,31 +178,32 @@ export const PLAN_CHILD_TABLES = [
   "report_alerts",
 ] as const;
 
-/** Count and highest rowid of every child table: equal snapshots mean no row was rewritten. */
-export function childSnapshot(sqlite: Sqlite): Record<string, [number, number | null]> {
+/**
+ * Count and highest row stamp (see rowStamp) of every child table: equal snapshots mean no
+ * row was inserted again or rewritten.
+ */
+export async function childSnapshot(sql: Sql): Promise<Record<string, [number, number | null]>> {
   const out: Record<string, [number, number | null]> = {};
   for (const t of PLAN_CHILD_TABLES) {
-    const r = sqlite.prepare(`SELECT count(*) AS n, max(rowid) AS m FROM ${t}`).get() as {
-      n: number;
-      m: number | null;
-    };
-    out[t] = [r.n, r.m];
+    const [r] = await sql.rows<{ n: number; m: number | null }>(
+      `SELECT count(*) AS n, max(${rowStamp(sql.dialect)}) AS m FROM ${t}`,
+    );
+    out[t] = [r?.n ?? 0, r?.m ?? null];
   }
   return out;
 }
 
 /** The mirrored content of the plans (no timestamps), for comparing two databases. */
-export function contentDump(sqlite: Sqlite): unknown {
+export async function contentDump(sql: Sql): Promise<unknown> {
   return {
-    plans: rows(
-      sqlite,
+    plans: await sql.rows(
       "SELECT id, company_id, content_hash, deleted_at IS NULL AS live FROM plans ORDER BY id",
     ),
-    environments: rows(sqlite, "SELECT * FROM plan_environments ORDER BY plan_id, environment_id"),
-    resolutions: rows(sqlite, "SELECT * FROM plan_resolutions ORDER BY plan_id, os"),
-    days: rows(sqlite, "SELECT * FROM plan_days_of_week ORDER BY plan_id, day_number"),
-    apps: rows(sqlite, "SELECT * FROM mobile_apps ORDER BY id"),
-    reports: rows(sqlite, "SELECT id, content_hash FROM scheduled_reports ORDER BY id"),
-    reportPlans: rows(sqlite, "SELECT * FROM report_plans ORDER BY report_id, plan_id"),
+    environments: await sql.rows("SELECT * FROM plan_environments ORDER BY plan_id, environment_id"),
+    resolutions: await sql.rows("SELECT * FROM plan_resolutions ORDER BY plan_id, os"),
+    days: await sql.rows("SELECT * FROM plan_days_of_week ORDER BY plan_id, day_number"),
+    apps: await sql.rows("SELECT * FROM mobile_apps ORDER BY id"),
+    reports: await sql.rows("SELECT id, content_hash FROM scheduled_reports ORDER BY id"),
+    reportPlans: await sql.rows("SELECT * FROM report_plans ORDER BY report_id, plan_id"),
   };
 }

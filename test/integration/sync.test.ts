@@ -1,18 +1,20 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FIRST, type Harness, putPlan, rows, scalar, simPlan, startHarness } from "./sync-harness.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { storeKinds } from "../support/stores.js";
+import { FIRST, type Harness, putPlan, simPlan, startHarness } from "./sync-harness.js";
 
 type Wire = Record<string, unknown> & { id: number };
 const JAVA_DAYS = ["", "SUNDAY", "MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY"];
 
-let h: Harness;
-beforeEach(async () => {
-  h = await startHarness();
-});
-afterEach(() => h.close());
-
-describe("a first full sync", () => {
+describe.each(storeKinds())("a first full sync on $name", (kind) => {
+  // One sync per kind: every test below only reads what it stored.
+  let h: Harness;
   let wire: Wire[];
-  beforeEach(async () => {
+  afterAll(async () => {
+    await h?.close();
+    await kind.cleanup();
+  });
+  beforeAll(async () => {
+    h = await startHarness(kind);
     // Sunday and Saturday only: 1 = SUNDAY in the Java Calendar convention.
     const plan = await simPlan(h.sim, FIRST, 1002);
     await putPlan(h.sim, FIRST, 1002, {
@@ -25,9 +27,8 @@ describe("a first full sync", () => {
     expect(result.status).toBe("succeeded");
   });
 
-  it("stores every plan of the company with its platform", () => {
-    const stored = rows<{ id: number; company_id: number; platform: string; deleted_at: null }>(
-      h.store.sqlite,
+  it("stores every plan of the company with its platform", async () => {
+    const stored = await h.rows<{ id: number; company_id: number; platform: string; deleted_at: null }>(
       "SELECT id, company_id, platform, deleted_at FROM plans ORDER BY id",
     );
     expect(stored).toEqual(
@@ -41,10 +42,9 @@ describe("a first full sync", () => {
     expect(stored.filter((p) => p.platform === "mobile").map((p) => p.id)).toEqual([1003, 1006]);
   });
 
-  it("parses each desktop resolution into width and height, keeping odd values raw", () => {
+  it("parses each desktop resolution into width and height, keeping odd values raw", async () => {
     for (const p of wire.filter((x) => x.resolutions)) {
-      const got = rows(
-        h.store.sqlite,
+      const got = await h.rows(
         "SELECT os, resolution, width, height FROM plan_resolutions WHERE plan_id = ? ORDER BY os",
         p.id,
       );
@@ -57,20 +57,16 @@ describe("a first full sync", () => {
       expect(got).toEqual(expected);
     }
     expect(
-      scalar(h.store.sqlite, "SELECT count(*) FROM plan_resolutions WHERE width > 0 AND height > 0"),
+      await h.scalar("SELECT count(*) FROM plan_resolutions WHERE width > 0 AND height > 0"),
     ).toBeGreaterThan(0);
     expect(
-      scalar(
-        h.store.sqlite,
-        "SELECT count(*) FROM plan_resolutions WHERE resolution = 'auto' AND width IS NULL",
-      ),
+      await h.scalar("SELECT count(*) FROM plan_resolutions WHERE resolution = 'auto' AND width IS NULL"),
     ).toBe(1);
   });
 
-  it("names days of week in the Java convention", () => {
+  it("names days of week in the Java convention", async () => {
     expect(
-      rows(
-        h.store.sqlite,
+      await h.rows(
         "SELECT day_number, day_name FROM plan_days_of_week WHERE plan_id = 1002 ORDER BY day_number",
       ),
     ).toEqual([
@@ -82,8 +78,7 @@ describe("a first full sync", () => {
       const expected = [...new Set(days.split(",").filter(Boolean).map(Number))]
         .sort()
         .map((n) => JAVA_DAYS[n]);
-      const got = rows<{ day_name: string }>(
-        h.store.sqlite,
+      const got = await h.rows<{ day_name: string }>(
         "SELECT day_name FROM plan_days_of_week WHERE plan_id = ? ORDER BY day_number",
         p.id,
       );
@@ -92,33 +87,30 @@ describe("a first full sync", () => {
         `plan ${p.id}`,
       ).toEqual(expected);
     }
-    expect(scalar(h.store.sqlite, "SELECT day_names FROM v_plan_schedule WHERE plan_id = 1002")).toBe(
+    expect(await h.scalar("SELECT day_names FROM v_plan_schedule WHERE plan_id = 1002")).toBe(
       "SUNDAY,SATURDAY",
     );
   });
 
-  it("counts a repeated environment id once with its occurrences", () => {
+  it("counts a repeated environment id once with its occurrences", async () => {
     expect(
-      rows(h.store.sqlite, "SELECT environment_id, occurrences FROM plan_environments WHERE plan_id = 1001"),
+      await h.rows("SELECT environment_id, occurrences FROM plan_environments WHERE plan_id = 1001"),
     ).toEqual([{ environment_id: 7, occurrences: 16 }]);
   });
 
-  it("keeps scenario order, alerts and fetch_app_files of every plan", () => {
+  it("keeps scenario order, alerts and fetch_app_files of every plan", async () => {
     for (const p of wire) {
-      const scenarios = rows<{ scenario_id: number }>(
-        h.store.sqlite,
+      const scenarios = await h.rows<{ scenario_id: number }>(
         "SELECT scenario_id FROM plan_scenarios WHERE plan_id = ? ORDER BY position",
         p.id,
       );
       expect(scenarios.map((s) => s.scenario_id)).toEqual(p.scenarios);
-      const alerts = rows<{ json: string }>(
-        h.store.sqlite,
+      const alerts = await h.rows<{ json: string }>(
         "SELECT json FROM plan_alerts WHERE plan_id = ? ORDER BY position",
         p.id,
       );
       expect(alerts.map((a) => JSON.parse(a.json))).toEqual(p.alerts);
-      const files = rows<{ json: string }>(
-        h.store.sqlite,
+      const files = await h.rows<{ json: string }>(
         "SELECT json FROM plan_fetch_app_files WHERE plan_id = ? ORDER BY position",
         p.id,
       );
@@ -126,16 +118,13 @@ describe("a first full sync", () => {
     }
   });
 
-  it("stores mobile apps with typed columns, and an unparsable metadata raw and flagged", () => {
-    const apps = rows<Record<string, unknown>>(h.store.sqlite, "SELECT * FROM mobile_apps ORDER BY id");
+  it("stores mobile apps with typed columns, and an unparsable metadata raw and flagged", async () => {
+    const apps = await h.rows<Record<string, unknown>>("SELECT * FROM mobile_apps ORDER BY id");
     const broken = apps.find((a) => a.metadata_error !== null);
     expect(broken).toMatchObject({ id: 7001, operating_system: "ANDROID", app_id: null });
     expect(String(broken?.metadata_json)).toContain("L\\'Appli");
     expect(
-      rows(
-        h.store.sqlite,
-        "SELECT operating_system, mobile_app_id FROM plan_mobile_apps WHERE plan_id = 1003",
-      ),
+      await h.rows("SELECT operating_system, mobile_app_id FROM plan_mobile_apps WHERE plan_id = 1003"),
     ).toContainEqual({
       operating_system: "ANDROID",
       mobile_app_id: 7001,
@@ -162,41 +151,38 @@ describe("a first full sync", () => {
     }
   });
 
-  it("stores the configured reports with their children", () => {
+  it("stores the configured reports with their children", async () => {
     for (const r of h.sim.state.reports.values() as Wire[]) {
       if (h.sim.state.reportOwner.get(r.id) !== FIRST) continue;
-      expect(scalar(h.store.sqlite, "SELECT report_name FROM scheduled_reports WHERE id = ?", r.id)).toBe(
+      expect(await h.scalar("SELECT report_name FROM scheduled_reports WHERE id = ?", r.id)).toBe(
         r.report_name,
       );
-      const planIds = rows<{ plan_id: number }>(
-        h.store.sqlite,
+      const planIds = await h.rows<{ plan_id: number }>(
         "SELECT plan_id FROM report_plans WHERE report_id = ? ORDER BY plan_id",
         r.id,
       );
       expect(planIds.map((x) => x.plan_id)).toEqual(
         [...new Set(r.plan_id_list as number[])].sort((a, b) => a - b),
       );
-      const emails = rows<{ email: string }>(
-        h.store.sqlite,
+      const emails = await h.rows<{ email: string }>(
         "SELECT email FROM report_recipients WHERE report_id = ?",
         r.id,
       );
       expect(emails.map((e) => e.email).sort()).toEqual([...(r.email_list as string[])].sort());
-      expect(scalar(h.store.sqlite, "SELECT count(*) FROM report_user_roles WHERE report_id = ?", r.id)).toBe(
+      expect(await h.scalar("SELECT count(*) FROM report_user_roles WHERE report_id = ?", r.id)).toBe(
         (r.user_roles as string[]).length,
       );
       expect(
-        scalar(h.store.sqlite, "SELECT group_concat(status) FROM report_statuses WHERE report_id = ?", r.id),
+        await h.scalar("SELECT string_agg(status, ',') FROM report_statuses WHERE report_id = ?", r.id),
       ).toBe("SUCCESS");
-      expect(scalar(h.store.sqlite, "SELECT count(*) FROM report_alerts WHERE report_id = ?", r.id)).toBe(
+      expect(await h.scalar("SELECT count(*) FROM report_alerts WHERE report_id = ?", r.id)).toBe(
         (r.alerts as unknown[]).length,
       );
     }
   });
 
-  it("flags report links to plans the list did not return as dangling", () => {
-    const coverage = rows<{ plan_id: number; dangling: number; plan_name: string | null }>(
-      h.store.sqlite,
+  it("flags report links to plans the list did not return as dangling", async () => {
+    const coverage = await h.rows<{ plan_id: number; dangling: number; plan_name: string | null }>(
       "SELECT plan_id, dangling, plan_name FROM v_report_plan_coverage WHERE report_id = 132 ORDER BY plan_id",
     );
     const live = new Set(wire.map((p) => p.id));
@@ -206,10 +192,9 @@ describe("a first full sync", () => {
     expect(coverage.filter((c) => c.dangling).map((c) => c.plan_id)).toEqual([1007, 1017]);
   });
 
-  it("records the run with its counts and one open version per record", () => {
+  it("records the run with its counts and one open version per record", async () => {
     expect(
-      rows(
-        h.store.sqlite,
+      await h.rows(
         "SELECT company_id, trigger, status, fetched, inserted, updated, unchanged, deleted, rejected, error FROM sync_runs",
       ),
     ).toEqual([
@@ -226,8 +211,8 @@ describe("a first full sync", () => {
         error: null,
       },
     ]);
-    expect(scalar(h.store.sqlite, "SELECT count(*) FROM plan_versions WHERE valid_to IS NULL")).toBe(6);
-    expect(scalar(h.store.sqlite, "SELECT count(*) FROM report_versions WHERE valid_to IS NULL")).toBe(2);
-    expect(scalar(h.store.sqlite, "SELECT count(*) FROM v_plan_schedule")).toBe(6);
+    expect(await h.scalar("SELECT count(*) FROM plan_versions WHERE valid_to IS NULL")).toBe(6);
+    expect(await h.scalar("SELECT count(*) FROM report_versions WHERE valid_to IS NULL")).toBe(2);
+    expect(await h.scalar("SELECT count(*) FROM v_plan_schedule")).toBe(6);
   });
 });

@@ -18,17 +18,23 @@ export class TestDatabases {
     return this.#admin;
   }
 
-  /** A new, empty database; returns its URL. */
-  async create(): Promise<string> {
+  /** A new, empty database (or a copy of `template`, a database this made); returns its URL. */
+  async create(opts: { template?: string } = {}): Promise<string> {
     const name = `tas_test_${randomBytes(6).toString("hex")}`;
     try {
-      // A linguistic collation, as most installations have ("B" < "a" is false there): text
-      // that must sort as in SQLite says COLLATE "C". Plain CREATE where ICU is not built in.
-      await this.#pool()
-        .query(
-          `CREATE DATABASE ${name} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`,
-        )
-        .catch(() => this.#pool().query(`CREATE DATABASE ${name}`));
+      if (opts.template !== undefined) {
+        const template = new URL(opts.template).pathname.slice(1);
+        if (!this.#made.includes(template)) throw new Error(`${template} is not a test database`);
+        await this.#pool().query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+      } else {
+        // A linguistic collation, as most installations have ("B" < "a" is false there): text
+        // that must sort as in SQLite says COLLATE "C". Plain CREATE where ICU is not built in.
+        await this.#pool()
+          .query(
+            `CREATE DATABASE ${name} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`,
+          )
+          .catch(() => this.#pool().query(`CREATE DATABASE ${name}`));
+      }
     } catch (err) {
       throw new Error(
         `PostgreSQL at ${maskUrl(PG_URL)} cannot create a test database (${(err as Error).message}): start it or set PG_URL`,
