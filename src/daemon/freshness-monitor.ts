@@ -4,7 +4,7 @@
  * Without a webhook the changes are still logged.
  */
 import { hostname } from "node:os";
-import { type AlertEvent, alertsFor, type Health, healthKey, parseHealth } from "../alerts/transitions.js";
+import { type AlertEvent, alertsFor, type Health, healthKey } from "../alerts/transitions.js";
 import { WebhookSender } from "../alerts/webhook.js";
 import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
@@ -74,12 +74,8 @@ export class FreshnessMonitor {
     );
     for (const c of states) {
       const before = alerted.get(c.companyId) ?? null;
-      // A run in progress has not ended: it says nothing yet of whether the company is failing
-      // (taken as it stands, the retry after a failure would read as a recovery).
-      const health: Health = {
-        failing: c.lastRun?.status === "running" ? parseHealth(before).failing : c.failing,
-        stale: c.stale,
-      };
+      // c.lastRun is the last finished run: a retry in progress does not read as a recovery.
+      const health: Health = { failing: c.failing, stale: c.stale };
       const next = healthKey(health);
       if (before === next || (before === null && next === "ok")) continue;
       const events = alertsFor(before, health);

@@ -9,15 +9,8 @@ import { parseConfig } from "../../src/config/index.js";
 import { SyncQueue } from "../../src/queue/sync.js";
 import { createClients } from "../../src/runtime.js";
 import { openStore } from "../../src/store/open.js";
+import { storeKinds } from "../support/stores.js";
 import { logger, type PushHarness, startPushHarness } from "./push-harness.js";
-
-let h: PushHarness;
-beforeAll(async () => {
-  h = await startPushHarness({ sim: { companies: 2, plans: 3 } });
-});
-afterAll(async () => {
-  await h?.close();
-});
 
 interface StatusJson {
   healthy: boolean;
@@ -33,12 +26,20 @@ interface StatusJson {
   outbox: Record<string, unknown>;
 }
 
-const status = async () => {
-  const run = await h.cli(["status", "--json"]);
-  return { code: run.code, json: JSON.parse(run.out.join("\n")) as StatusJson };
-};
+describe.each(storeKinds())("tas-sync status on $name", (kind) => {
+  let h: PushHarness;
+  beforeAll(async () => {
+    h = await startPushHarness(kind, { sim: { companies: 2, plans: 3 } });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await kind.cleanup();
+  });
+  const status = async () => {
+    const run = await h.cli(["status", "--json"]);
+    return { code: run.code, json: JSON.parse(run.out.join("\n")) as StatusJson };
+  };
 
-describe("tas-sync status", () => {
   it("says stale for a company never synced, failing for one whose last run failed, and exits 3 until both are fine", async () => {
     const [first, second] = h.sim.companies;
     if (!first || !second) throw new Error("two companies expected");
@@ -69,7 +70,7 @@ describe("tas-sync status", () => {
     const bad = parseConfig(
       {
         baseUrl: h.sim.baseUrl,
-        database: h.cfg.database.display,
+        database: h.database,
         companies: [
           { id: first.id, auth: { token: first.staticToken } },
           { id: second.id, auth: { token: `wrong-${randomUUID()}` } },
@@ -93,7 +94,7 @@ describe("tas-sync status", () => {
     const fixed = parseConfig(
       {
         baseUrl: h.sim.baseUrl,
-        database: h.cfg.database.display,
+        database: h.database,
         companies: [
           { id: first.id, auth: { token: first.staticToken } },
           { id: second.id, auth: { token: second.staticToken } },
