@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Config } from "../config/index.js";
+import { valueWithin } from "../deadline.js";
 import { keysToRequeue, type LoadedSeed, recordSeed } from "../push/submit.js";
 import { waitForBatch } from "../push/wait.js";
 import type { StatusCounts } from "../store/port-outbox.js";
@@ -48,7 +49,7 @@ async function submit(ctx: CommandContext, { store, queue }: PushEnv, seed: Load
     onProgress: (settled) => progress.update(settled),
     check: async () => {
       // Bounded: while Redis is away the call would block, and so would Ctrl-C.
-      if ((await withTimeout(queue.queue.isPaused(), 3000)) === true)
+      if ((await valueWithin(queue.queue.isPaused(), 3000)) === true)
         return "the push queue is paused (the service refused our token); see the log";
       // A row left queued without a job (its job died outside the normal path) would
       // wait forever: re-add jobs now and then. Job ids make this a no-op otherwise.
@@ -95,10 +96,10 @@ export function printSummary(
  * expire: say so, and how long, instead of seeming to hang.
  */
 async function sayWhatIsHeld(ctx: CommandContext, queue: PushEnv["queue"]): Promise<void> {
-  const held = await withTimeout(
+  const held = await valueWithin(
     Promise.all([queue.queue.getActiveCount(), queue.queue.getWorkersCount()]),
     3000,
-  ).catch(() => undefined);
+  );
   if (!held) return;
   const [active, workers] = held;
   if (active === 0 || workers > 0) return;
@@ -110,12 +111,7 @@ async function sayWhatIsHeld(ctx: CommandContext, queue: PushEnv["queue"]): Prom
 }
 
 async function sayWhoConsumes(ctx: CommandContext, queue: PushEnv["queue"]): Promise<void> {
-  let workers: number | undefined;
-  try {
-    workers = await withTimeout(queue.queue.getWorkersCount(), 3000);
-  } catch {
-    workers = undefined;
-  }
+  const workers = await valueWithin(queue.queue.getWorkersCount(), 3000);
   if (workers === undefined)
     ctx.out(
       "could not tell whether a daemon consumes the push queue (Redis did not answer CLIENT LIST): " +
@@ -130,13 +126,4 @@ async function sayWhoConsumes(ctx: CommandContext, queue: PushEnv["queue"]): Pro
       "tas-sync push: warning: no daemon consumes the push queue (no push worker is connected to its Redis): " +
         "the rows wait until one starts (tas-sync daemon); or run tas-sync push FILE --wait\n",
     );
-}
-
-/** The promise's value, or undefined if it takes longer than `ms`. */
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

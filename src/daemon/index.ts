@@ -6,6 +6,7 @@
 
 import type { Config } from "../config/index.js";
 import { formatDuration, maskUrl } from "../config/index.js";
+import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
 import { Metrics } from "../metrics.js";
 import { assertRedis, safeRedisUrl } from "../queue/connection.js";
@@ -140,7 +141,7 @@ export async function runDaemon(cfg: Config, opts: DaemonOptions): Promise<numbe
   } finally {
     reconciler?.stop();
     // Alerts still being delivered get a few seconds, not the whole of their retries.
-    await Promise.race([monitor?.stop(), new Promise((r) => setTimeout(r, 5000).unref())]);
+    if (monitor) await withDeadline(monitor.stop(), 5000);
     const graceOver = () => {
       logger.warn("grace period over: abandoning running jobs (a sync in progress writes nothing)");
       abandon.abort();

@@ -4,6 +4,7 @@
  * running (bullmq #4479, #4585), so "consuming" is judged by what it does: jobs waiting, free
  * slots, and none taken for STARVING_MS means it is not consuming.
  */
+import { withDeadline } from "../deadline.js";
 import type { Consumption, OwnedQueue } from "../queue/owned-queue.js";
 import type { RedisWatch } from "../queue/redis-watch.js";
 import type { Readiness, ReadinessCheck } from "../server/index.js";
@@ -65,18 +66,9 @@ export function readinessProbe(deps: ReadinessDeps): () => Promise<Readiness> {
 }
 
 async function probe(fn: () => Promise<unknown>): Promise<ReadinessCheck> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      fn(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${PROBE_MS} ms`)), PROBE_MS);
-      }),
-    ]);
-    return { ok: true };
-  } catch (err) {
-    return { ok: false, detail: err instanceof Error ? err.message : String(err) };
-  } finally {
-    clearTimeout(timer);
-  }
+  const o = await withDeadline(fn(), PROBE_MS);
+  if (!o.settled) return { ok: false, detail: `no answer within ${PROBE_MS} ms` };
+  if ("error" in o)
+    return { ok: false, detail: o.error instanceof Error ? o.error.message : String(o.error) };
+  return { ok: true };
 }

@@ -5,6 +5,7 @@
  */
 import { type Processor as BullProcessor, Queue, Worker, type WorkerOptions } from "bullmq";
 import type { Config } from "../config/index.js";
+import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
 import { createRedis } from "./connection.js";
 import type { RedisWatch } from "./redis-watch.js";
@@ -81,13 +82,13 @@ export class OwnedQueue {
    */
   async close(graceMs = 30_000, onGraceOver?: () => void): Promise<void> {
     if (this.#worker) {
-      const finished = await within(this.#worker.close(), graceMs);
+      const finished = (await withDeadline(this.#worker.close(), graceMs)).settled;
       if (!finished) {
         onGraceOver?.();
-        await within(this.#worker.close(true), 5000);
+        await withDeadline(this.#worker.close(true), 5000);
       }
     }
-    await within(this.queue.close(), 2000);
+    await withDeadline(this.queue.close(), 2000);
     this.redis.disconnect();
     this.#workerRedis?.disconnect();
   }
@@ -101,24 +102,5 @@ export class OwnedQueue {
   #error(err: Error): void {
     if (this.watch) this.watch.noteError(err.message);
     else this.log.warn({ queue: this.name, err: err.message }, "queue error");
-  }
-}
-
-/** Whether `promise` settled within `ms` (it keeps running either way). */
-async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([
-      promise.then(
-        () => true,
-        () => true,
-      ),
-      late,
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -9,6 +9,7 @@ import type { Logger } from "../log.js";
 
 const REMIND_MS = 60_000;
 const LOST_JOB = /^Missing (key|lock) for job /;
+const CONNECTION = /Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Socket closed/i;
 
 export class RedisWatch {
   readonly #down = new Set<Redis>();
@@ -70,6 +71,13 @@ export class RedisWatch {
       return;
     }
     if (this.#since === null) {
+      // A command cut by a connection that is going (or just came back): the connection's own
+      // events say whether Redis is away; a line per such command is the burst to avoid.
+      if (CONNECTION.test(message)) {
+        this.#lastError = message;
+        this.logger.debug({ redis: this.where, err: message }, "redis command cut by its connection");
+        return;
+      }
       this.logger.warn({ redis: this.where, err: message }, "redis error");
       return;
     }

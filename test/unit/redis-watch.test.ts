@@ -51,3 +51,23 @@ describe("RedisWatch", () => {
     expect(lines).toEqual([{ level: "warn", msg: "redis error" }]);
   });
 });
+
+describe("RedisWatch and commands cut by their connection", () => {
+  it("does not log a line per command cut while Redis seems up (the connection's events tell)", () => {
+    let now = 0;
+    const lines: string[] = [];
+    const log = (level: string) => (_f: unknown, msg: string) => lines.push(`${level} ${msg}`);
+    const logger = {
+      info: log("info"),
+      warn: log("warn"),
+      error: log("error"),
+      debug: log("debug"),
+    } as unknown as Logger;
+    const watch = new RedisWatch(logger, "redis://x", () => now);
+    for (let i = 0; i < 20; i++) {
+      now += 10;
+      watch.noteError("Connection is closed.");
+    }
+    expect(lines.filter((l) => !l.startsWith("debug"))).toEqual([]);
+  });
+});
