@@ -1,29 +1,12 @@
-/** Per company: its latest run, its latest success, the newest snapshot applied, its alert state. */
-import type { CompanyRunState, RunStatus } from "../../port-runs.js";
+/** Per company: its latest finished run, its latest success, the newest snapshot applied, its alert state. */
+import type { CompanyRunState } from "../../port-runs.js";
+import { type CompanyStateRow, companyStateOf } from "../../rows.js";
 import type { Db } from "../pool.js";
 import { run } from "../sql.js";
 
-interface StateRow {
-  companyId: number;
-  id: number | null;
-  status: RunStatus | null;
-  startedAt: string | null;
-  finishedAt: string | null;
-  fetched: number;
-  inserted: number;
-  updated: number;
-  unchanged: number;
-  deleted: number;
-  rejected: number;
-  error: string | null;
-  lastSuccessAt: string | null;
-  appliedStartedAt: string | null;
-  alertState: string | null;
-}
-
 /** One statement for all the companies (a daemon's probe asks for each of them). */
 export async function companyStates(db: Db, companyIds: readonly number[]): Promise<CompanyRunState[]> {
-  const { rows } = await run<StateRow>(
+  const { rows } = await run<CompanyStateRow>(
     db,
     `SELECT c.id AS "companyId", r.id, r.status, r.started_at AS "startedAt", r.finished_at AS "finishedAt",
        r.fetched, r.inserted, r.updated, r.unchanged, r.deleted, r.rejected, r.error,
@@ -36,30 +19,7 @@ export async function companyStates(db: Db, companyIds: readonly number[]): Prom
      ORDER BY c.n`,
     [companyIds],
   );
-  return rows.map((r) => ({
-    companyId: r.companyId,
-    lastRun:
-      r.id !== null && r.status !== null && r.startedAt !== null
-        ? {
-            id: r.id,
-            status: r.status,
-            startedAt: r.startedAt,
-            finishedAt: r.finishedAt,
-            counts: {
-              fetched: r.fetched,
-              inserted: r.inserted,
-              updated: r.updated,
-              unchanged: r.unchanged,
-              deleted: r.deleted,
-              rejected: r.rejected,
-            },
-            error: r.error,
-          }
-        : null,
-    lastSuccessAt: r.lastSuccessAt,
-    appliedStartedAt: r.appliedStartedAt,
-    alertState: r.alertState,
-  }));
+  return rows.map(companyStateOf);
 }
 
 /**

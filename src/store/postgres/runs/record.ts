@@ -1,5 +1,6 @@
 /** sync_runs rows: start, heartbeat, end; and sync_errors / rejected_records. */
-import type { OpenRun, Owner, RunEnd, RunStart, SyncErrorRecord } from "../../port-runs.js";
+import type { OpenRun, RunEnd, RunStart, SyncErrorRecord } from "../../port-runs.js";
+import { type OpenRunRow, openRunOf } from "../../rows.js";
 import type { Db } from "../pool.js";
 import { run } from "../sql.js";
 import { textValue } from "../text.js";
@@ -48,31 +49,13 @@ export async function recordSyncError(db: Db, runId: number, e: SyncErrorRecord)
   );
 }
 
-interface OpenRunRow {
-  id: number;
-  companyId: number;
-  startedAt: string;
-  heartbeatAt: string | null;
-  ownerHost: string | null;
-  ownerPid: number | null;
-}
-
 export async function openRuns(db: Db): Promise<OpenRun[]> {
   const { rows } = await run<OpenRunRow>(
     db,
     `SELECT id, company_id AS "companyId", started_at AS "startedAt", heartbeat_at AS "heartbeatAt",
        owner_host AS "ownerHost", owner_pid AS "ownerPid" FROM sync_runs WHERE status = 'running' ORDER BY id`,
   );
-  return rows.map((r) => ({
-    id: r.id,
-    companyId: r.companyId,
-    startedAt: r.startedAt,
-    heartbeatAt: r.heartbeatAt,
-    owner:
-      r.ownerHost !== null && r.ownerPid !== null
-        ? ({ host: r.ownerHost, pid: r.ownerPid } satisfies Owner)
-        : null,
-  }));
+  return rows.map(openRunOf);
 }
 
 export async function abandonRun(

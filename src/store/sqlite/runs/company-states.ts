@@ -1,67 +1,23 @@
-/** Per company: its latest run, its latest success, and the newest snapshot applied. */
-import type { syncRuns, syncState } from "../../../schema/sqlite/index.js";
+/** Per company: its latest finished run, its latest success, and the newest snapshot applied. */
 import type { CompanyRunState } from "../../port-runs.js";
+import { type CompanyStateRow, companyStateOf } from "../../rows.js";
 import type { Sqlite } from "../connection.js";
-import { plucked, prepared } from "../prepared.js";
+import { prepared } from "../prepared.js";
 
-type LatestRow = Pick<
-  typeof syncRuns.$inferSelect,
-  | "id"
-  | "status"
-  | "startedAt"
-  | "finishedAt"
-  | "fetched"
-  | "inserted"
-  | "updated"
-  | "unchanged"
-  | "deleted"
-  | "rejected"
-  | "error"
->;
-type StateRow = Pick<typeof syncState.$inferSelect, "appliedStartedAt" | "alertState">;
-
+/** One statement per company: its latest finished run, latest success, applied snapshot and alert state. */
 export function companyStates(sqlite: Sqlite, companyIds: readonly number[]): CompanyRunState[] {
-  const latest = prepared(
-    sqlite,
-    `SELECT id, status, started_at AS startedAt, finished_at AS finishedAt, fetched, inserted, updated, unchanged,
-       deleted, rejected, error FROM sync_runs WHERE company_id = ? AND status <> 'running'
-     ORDER BY id DESC LIMIT 1`,
-  );
-  const success = plucked(
-    sqlite,
-    "SELECT max(started_at) FROM sync_runs WHERE company_id = ? AND status = 'succeeded'",
-  );
   const state = prepared(
     sqlite,
-    "SELECT applied_started_at AS appliedStartedAt, alert_state AS alertState FROM sync_state WHERE company_id = ?",
+    `SELECT :company AS companyId, r.id, r.status, r.started_at AS startedAt, r.finished_at AS finishedAt,
+       r.fetched, r.inserted, r.updated, r.unchanged, r.deleted, r.rejected, r.error,
+       (SELECT max(started_at) FROM sync_runs WHERE company_id = :company AND status = 'succeeded') AS lastSuccessAt,
+       st.applied_started_at AS appliedStartedAt, st.alert_state AS alertState
+     FROM (SELECT 1)
+     LEFT JOIN sync_runs r ON r.id =
+       (SELECT id FROM sync_runs WHERE company_id = :company AND status <> 'running' ORDER BY id DESC LIMIT 1)
+     LEFT JOIN sync_state st ON st.company_id = :company`,
   );
-  return companyIds.map((companyId) => {
-    const r = latest.get(companyId) as LatestRow | undefined;
-    const st = state.get(companyId) as StateRow | undefined;
-    return {
-      companyId,
-      lastRun: r
-        ? {
-            id: r.id,
-            status: r.status,
-            startedAt: r.startedAt,
-            finishedAt: r.finishedAt,
-            counts: {
-              fetched: r.fetched,
-              inserted: r.inserted,
-              updated: r.updated,
-              unchanged: r.unchanged,
-              deleted: r.deleted,
-              rejected: r.rejected,
-            },
-            error: r.error,
-          }
-        : null,
-      lastSuccessAt: (success.get(companyId) as string | null | undefined) ?? null,
-      appliedStartedAt: st?.appliedStartedAt ?? null,
-      alertState: st?.alertState ?? null,
-    };
-  });
+  return companyIds.map((company) => companyStateOf(state.get({ company }) as CompanyStateRow));
 }
 
 export function setAlertState(

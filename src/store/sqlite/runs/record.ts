@@ -1,6 +1,6 @@
 /** sync_runs rows: start, heartbeat, end; and sync_errors / rejected_records. */
-import type { syncRuns } from "../../../schema/sqlite/index.js";
-import type { Owner, RunEnd, RunStart, SyncErrorRecord } from "../../port-runs.js";
+import type { OpenRun, RunEnd, RunStart, SyncErrorRecord } from "../../port-runs.js";
+import { type OpenRunRow, openRunOf } from "../../rows.js";
 import type { Sqlite } from "../connection.js";
 import { prepared } from "../prepared.js";
 
@@ -62,27 +62,13 @@ export function recordRejected(
   ).run(runId, entity, entityId, reason, rawJson);
 }
 
-type OpenRunRow = Pick<
-  typeof syncRuns.$inferSelect,
-  "id" | "companyId" | "startedAt" | "heartbeatAt" | "ownerHost" | "ownerPid"
->;
-
-export function openRuns(sqlite: Sqlite) {
+export function openRuns(sqlite: Sqlite): OpenRun[] {
   const rows = prepared(
     sqlite,
     `SELECT id, company_id AS companyId, started_at AS startedAt, heartbeat_at AS heartbeatAt,
        owner_host AS ownerHost, owner_pid AS ownerPid FROM sync_runs WHERE status = 'running' ORDER BY id`,
   ).all() as OpenRunRow[];
-  return rows.map((r) => ({
-    id: r.id,
-    companyId: r.companyId,
-    startedAt: r.startedAt,
-    heartbeatAt: r.heartbeatAt,
-    owner:
-      r.ownerHost !== null && r.ownerPid !== null
-        ? ({ host: r.ownerHost, pid: r.ownerPid } satisfies Owner)
-        : null,
-  }));
+  return rows.map(openRunOf);
 }
 
 export function abandonRun(sqlite: Sqlite, runId: number, finishedAt: string, reason: string): boolean {
