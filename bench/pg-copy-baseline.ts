@@ -27,7 +27,7 @@ export function copyInputs(rows: readonly BaselineInput[], now: string): CopyInp
       chunks.push(
         all
           .slice(i, i + CHUNK)
-          .map(c.line)
+          .map((r) => c.line(r))
           .join(""),
       );
     out.push({ statement: c.statement, chunks });

@@ -15,9 +15,18 @@ const SPECIAL = /[\\\t\n\r]/;
 const SPECIALS = /[\\\t\n\r]/g;
 const ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
 
+/** Text already in the format: a value written into several rows is escaped once. */
+export class CopyEscaped {
+  readonly text: string;
+  constructor(value: string) {
+    this.text = copyField(value);
+  }
+}
+
 /** One field of the text format: \N for null, t/f, backslash, tab, newline and CR escaped. */
 export function copyField(v: unknown): string {
   if (v === null || v === undefined) return "\\N";
+  if (v instanceof CopyEscaped) return v.text;
   if (typeof v === "boolean") return v ? "t" : "f";
   const s = String(v);
   return SPECIAL.test(s) ? s.replace(SPECIALS, (ch) => ESCAPES[ch] as string) : s;
@@ -26,8 +35,11 @@ export function copyField(v: unknown): string {
 export interface CopyTable<Row> {
   /** `COPY "table" ("col", ...) FROM STDIN` */
   readonly statement: string;
-  /** A row ($inferInsert shape) as one line of the text format, newline included. */
-  line(row: Row): string;
+  /**
+   * A row ($inferInsert shape) as one line of the text format, newline included; a key of
+   * `extra` (if given) wins over the row's, which spares copying a row to add columns.
+   */
+  line(row: Row, extra?: Partial<Record<keyof Row, unknown>>): string;
 }
 
 /** How rows of `table` are written by COPY; `omit` leaves columns (by key) to their defaults. */
@@ -41,11 +53,13 @@ export function copyTable<T extends PgTable>(
   const cols = entries.map(([, col]) => `"${col.name}"`).join(", ");
   return {
     statement: `COPY "${getTableConfig(table).name}" (${cols}) FROM STDIN`,
-    line(row) {
+    line(row, extra) {
       const r = row as Record<string, unknown>;
+      const x = extra as Record<string, unknown> | undefined;
       let out = "";
       for (let i = 0; i < keys.length; i++) {
-        const v = r[keys[i] as string];
+        const key = keys[i] as string;
+        const v = x !== undefined && key in x ? x[key] : r[key];
         out += (i ? "\t" : "") + copyField(timestamps[i] ? isoToPg(v as string | null | undefined) : v);
       }
       return `${out}\n`;
