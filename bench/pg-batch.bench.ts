@@ -3,7 +3,8 @@
  * rows (26 columns, ~1.5 KB of raw JSON each) upserted into `plans` in one transaction, by
  *   1. one INSERT per row (prepared; the baseline: SQLite's way, ported as is),
  *   2. INSERT ... SELECT * FROM unnest($1::bigint[], ...) ON CONFLICT, 500 rows a statement
- *      (what the store does: src/store/postgres/sql.ts batchInserter),
+ *      (how the store upserts rows that exist: src/store/postgres/sql.ts batchInserter; rows
+ *      that cannot conflict it writes by plain COPY, src/store/postgres/copy.ts),
  *   3. COPY into a temp table, then INSERT ... SELECT ... ON CONFLICT, 500 rows a COPY,
  *   4. the same two with 5,000 rows a statement.
  * Each is timed three times on a fresh table (median), into a database made for the run at

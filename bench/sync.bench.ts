@@ -2,11 +2,10 @@
  * npm run bench:sync — 100,000 plans (a third mobile) for one company from the simulator.
  * Prints plans/s of a full sync and of a no-change re-sync, peak RSS, and as the baseline a
  * raw better-sqlite3 prepared-statement loop inserting the same rows in one transaction.
+ * With `--store postgres` (or BENCH_STORE=postgres) the same two syncs then run into PostgreSQL
+ * against a COPY baseline, SQLite's figures beside (./sync-postgres.ts).
  * Then 8 companies whose plan lists are slow to start: one sync of all 8 at sync.concurrency 8
  * against the sum of syncing each alone (./sync-concurrent.ts).
- * With BENCH_PG_URL (a PostgreSQL where its user may CREATE DATABASE) the same two syncs also
- * run into a database made for the run (dropped after), and their rates are printed beside
- * SQLite's (informational: no target).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,7 +15,6 @@ import { parseConfig } from "../src/config/index.js";
 import { createLogger } from "../src/log.js";
 import { normalizePlan } from "../src/normalize/index.js";
 import { createClients } from "../src/runtime.js";
-import type { Store } from "../src/store/port.js";
 import { openSqliteStore } from "../src/store/sqlite/index.js";
 import { syncCompany } from "../src/sync/company.js";
 import { contentHash } from "../src/sync/record.js";
@@ -24,11 +22,22 @@ import { planSchema } from "../src/wire/schemas.js";
 import { baselineOps, runBaseline } from "./raw-baseline.js";
 import { fmt, peakRssMb, spawnSimulator, verdict } from "./support.js";
 import { concurrentPhase } from "./sync-concurrent.js";
+import { postgresPhase } from "./sync-postgres.js";
 
 const PLANS = Number(process.env.BENCH_PLANS ?? 100_000);
 
+/** `--store postgres` / `--store=postgres`, else BENCH_STORE; default sqlite (SQLite only). */
+function storeOption(argv: readonly string[]): "sqlite" | "postgres" {
+  const i = argv.findIndex((a) => a === "--store" || a.startsWith("--store="));
+  const arg = i < 0 ? undefined : argv[i]?.includes("=") ? argv[i]?.slice(8) : argv[i + 1];
+  const value = arg ?? process.env.BENCH_STORE ?? "sqlite";
+  if (value !== "sqlite" && value !== "postgres")
+    throw new Error(`${arg === undefined ? "BENCH_STORE" : "--store"} is "${value}": say sqlite or postgres`);
+  return value;
+}
+
 async function main(): Promise<void> {
-  await throughputPhases();
+  await throughputPhases(storeOption(process.argv.slice(2)));
   // After the first simulator is gone: its own simulator, so the plan-list delay reaches nothing else.
   const dir = mkdtempSync(join(tmpdir(), "tas-bench-sync-"));
   try {
@@ -38,8 +47,11 @@ async function main(): Promise<void> {
   }
 }
 
-/** One company's full sync, no-change re-sync and peak RSS, against the raw insert loop. */
-async function throughputPhases(): Promise<void> {
+/**
+ * One company's full sync, no-change re-sync and peak RSS, against the raw insert loop; then,
+ * for postgres, the same into PostgreSQL against COPY.
+ */
+async function throughputPhases(store: "sqlite" | "postgres"): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "tas-bench-sync-"));
   const sim = await spawnSimulator(["--companies", "1", "--plans", String(PLANS), "--reports", "3"]);
   const company = sim.companies[0];
@@ -65,24 +77,21 @@ async function throughputPhases(): Promise<void> {
     const bodyBytes = (await warm.body.arrayBuffer()).byteLength;
     console.log(`response body: ${fmt(bodyBytes / 1024 / 1024, 1)} MiB`);
 
-    const store = openSqliteStore(cfg.database.display);
+    const sqlite = openSqliteStore(cfg.database.display);
     const clients = createClients(cfg, logger);
-    const syncInto = (into: Store) =>
+    const sync = () =>
       syncCompany(
-        { store: into, client: clients.clientFor(company.id), logger },
+        { store: sqlite, client: clients.clientFor(company.id), logger },
         { companyId: company.id, reportIds: [], trigger: "bench" },
       );
-    const sync = () => syncInto(store);
     const full = await sync();
     if (full.status === "failed") throw new Error(`full sync failed: ${full.errors.join("; ")}`);
     const fullRate = full.counts.inserted / (full.durationMs / 1000);
     const again = await sync();
     const resyncRate = again.counts.unchanged / (again.durationMs / 1000);
     const rss = peakRssMb();
-    if (process.env.BENCH_PG_URL)
-      await postgresSyncs(process.env.BENCH_PG_URL, syncInto, fullRate, resyncRate);
     await clients.close();
-    await store.close();
+    await sqlite.close();
 
     // Baseline: the same rows, normalized in advance, inserted by a plain prepared-statement loop.
     const rows = await preparedRows(sim.baseUrl, company.staticToken);
@@ -113,46 +122,16 @@ async function throughputPhases(): Promise<void> {
       `re-sync / full sync       = ${fmt(ratioResync, 2)}x  (target >= 3x)    ${verdict(ratioResync >= 3)}`,
     );
     console.log(`peak RSS                  = ${fmt(rss)} MB (target < 600 MB) ${verdict(rss < 600)}`);
+    if (store === "postgres")
+      await postgresPhase({ baseUrl: sim.baseUrl, companyId: company.id, token: company.staticToken }, rows, {
+        fullRate,
+        resyncRate,
+        baseRate,
+        rssMb: rss,
+      });
   } finally {
     await sim.stop();
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** The same full sync and re-sync into a fresh PostgreSQL database, beside SQLite's rates. */
-async function postgresSyncs(
-  adminUrl: string,
-  syncInto: (store: Store) => ReturnType<typeof syncCompany>,
-  sqliteFull: number,
-  sqliteResync: number,
-): Promise<void> {
-  const { default: pg } = await import("pg");
-  const { openStore } = await import("../src/store/open.js");
-  const name = `tas_bench_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  try {
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    const store = await openStore(url.toString());
-    try {
-      const full = await syncInto(store);
-      const again = await syncInto(store);
-      const fullRate = full.counts.inserted / (full.durationMs / 1000);
-      const resyncRate = again.counts.unchanged / (again.durationMs / 1000);
-      console.log(
-        `postgres full sync  ${fmt(full.counts.inserted)} plans in ${fmt(full.durationMs)} ms = ${fmt(fullRate)} plans/s (${fmt((fullRate / sqliteFull) * 100)}% of SQLite's)`,
-      );
-      console.log(
-        `postgres re-sync    ${fmt(again.counts.unchanged)} plans in ${fmt(again.durationMs)} ms = ${fmt(resyncRate)} plans/s (${fmt((resyncRate / sqliteResync) * 100)}% of SQLite's)`,
-      );
-    } finally {
-      await store.close();
-    }
-  } finally {
-    await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
-    await admin.end();
   }
 }
 

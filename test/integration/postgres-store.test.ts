@@ -11,6 +11,7 @@ import { QueryReadOnlyError } from "../../src/store/port.js";
 import type { SnapshotOp } from "../../src/store/port-snapshot.js";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.js";
 import { isoFromPg } from "../../src/store/postgres/pool.js";
+import { BATCH_SIZE } from "../../src/store/postgres/snapshot/writer.js";
 import { PG_URL, TestDatabases } from "../support/postgres.js";
 import { applyOps, COMPANY, insert, plan } from "../support/snapshots.js";
 
@@ -142,9 +143,9 @@ describe("applying a snapshot", () => {
     const abort = new AbortController();
     const why = new Error("the process is stopping");
     const ops = function* (): Generator<SnapshotOp> {
-      for (let id = 1; id <= 2000; id++) {
-        // Past a few batches: rows were sent, then the run is abandoned.
-        if (id === 1200) abort.abort(why);
+      for (let id = 1; id <= BATCH_SIZE * 2; id++) {
+        // Past a batch: rows were sent, then the run is abandoned.
+        if (id === BATCH_SIZE + 1200) abort.abort(why);
         yield insert(id, `p${id}`);
       }
     };
@@ -154,6 +155,41 @@ describe("applying a snapshot", () => {
     );
     expect(rows).toEqual([{ plans: 0, versions: 0, applied: 0 }]);
     // The pool is fine afterwards.
+    expect((await applyOps(store, T2, () => [insert(1, "one")])).result.applied).toBe(true);
+  });
+
+  it("rolls back a batch still being written when the plan throws, none of it written after", async () => {
+    // One connection: the statement the batch would send next after the ROLLBACK (it would be
+    // autocommitted: the mobile apps' upsert) is queued before the count below, on the session.
+    const target = databaseTarget(url);
+    if (target.dialect !== "postgres") throw new Error("not postgres");
+    const single = await openPostgresStore(target, { poolSize: 1 });
+    try {
+      const ops = function* (): Generator<SnapshotOp> {
+        // The first batch is handed to the database at its last operation; the next one throws.
+        for (let id = 1; id <= BATCH_SIZE + 1; id++) yield insert(id, `p${id}`);
+        throw new Error("bug in the plan");
+      };
+      await expect(applyOps(single, T1, ops)).rejects.toThrow("bug in the plan");
+      const { rows } = await single.pool.query(
+        "SELECT (SELECT count(*)::int FROM plans) AS plans, (SELECT count(*)::int FROM plan_versions) AS versions, (SELECT count(*)::int FROM mobile_apps) AS apps",
+      );
+      expect(rows).toEqual([{ plans: 0, versions: 0, apps: 0 }]);
+    } finally {
+      await single.close();
+    }
+  });
+
+  it("fails the apply with the error of a batch written while the next one filled", async () => {
+    const bad = insert(1, "one") as Extract<SnapshotOp, { op: "plan.insert" }>;
+    const ops = function* (): Generator<SnapshotOp> {
+      // platform is NOT NULL: the first batch's COPY fails while the second batch fills.
+      yield { ...bad, plan: { ...bad.plan, plan: { ...bad.plan.plan, platform: null as never } } };
+      for (let id = 2; id <= BATCH_SIZE * 2; id++) yield insert(id, `p${id}`);
+    };
+    await expect(applyOps(store, T1, ops)).rejects.toThrow(/platform/);
+    expect((await other.query("SELECT count(*)::int AS n FROM plans")).rows).toEqual([{ n: 0 }]);
+    // The session was rolled back cleanly: the next apply works.
     expect((await applyOps(store, T2, () => [insert(1, "one")])).result.applied).toBe(true);
   });
 

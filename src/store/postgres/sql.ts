@@ -2,7 +2,8 @@
  * Statements derived from the drizzle tables, so column names have one source: select lists
  * (rows read whole come back in $inferSelect shape) and batched inserts that send a column per
  * parameter, `INSERT ... SELECT * FROM unnest($1::bigint[], $2::text[], ...)`: one round trip
- * and one statement for hundreds of rows (bench/pg-batch.bench.ts compares it with COPY).
+ * and one statement for hundreds of rows, and the only batched way to upsert. Rows that cannot
+ * conflict go by COPY (copy.ts), which costs both sides less (bench:sync --store postgres).
  */
 import { getTableColumns } from "drizzle-orm";
 import { getTableConfig, type PgTable } from "drizzle-orm/pg-core";

@@ -4,6 +4,7 @@
  * is superseded if the first was newer). Readers see the whole snapshot or none of it. An abort
  * cancels the statement running (pg_cancel_backend) and rolls everything back.
  */
+import { setImmediate } from "node:timers/promises";
 import type { RunEnd } from "../../port-runs.js";
 import type { ApplyResult, SnapshotMeta, SnapshotPlan } from "../../port-snapshot.js";
 import type { Pool } from "../pool.js";
@@ -12,6 +13,9 @@ import { run } from "../sql.js";
 import { isConnectionError } from "../tx.js";
 import { loadIndex } from "./index-load.js";
 import { BATCH_SIZE, SnapshotWriter } from "./writer.js";
+
+/** Operations between two turns of the event loop while a batch is being written. */
+const YIELD_EVERY = 50;
 
 export async function applySnapshot(
   pool: Pool,
@@ -31,6 +35,7 @@ export async function applySnapshot(
   try {
     pid = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid;
     await client.query("BEGIN");
+    let writer: SnapshotWriter | undefined;
     try {
       await client.query("SELECT pg_advisory_xact_lock($1)", [meta.companyId]);
       const { rows } = await run<{ startedAt: string | null; runId: number | null }>(
@@ -44,11 +49,15 @@ export async function applySnapshot(
         return { applied: false, newerStartedAt: newer.startedAt, newerRunId: newer.runId };
       }
       const ops = plan(await loadIndex(client, meta.companyId, meta.reportIds));
-      const writer = new SnapshotWriter(client, meta, batchSize);
+      writer = new SnapshotWriter(client, meta, batchSize);
       let step = ops.next();
+      let n = 0;
       while (!step.done) {
         signal?.throwIfAborted();
         await writer.add(step.value);
+        // Let the batch being written go on: its replies arrive as I/O, which awaiting an
+        // operation (a microtask) never lets in.
+        if (writer.busy && ++n % YIELD_EVERY === 0) await setImmediate();
         step = ops.next();
       }
       await writer.flush();
@@ -65,6 +74,8 @@ export async function applySnapshot(
       await client.query("COMMIT");
       return { applied: true, end };
     } catch (err) {
+      // A batch still being written would go on after the ROLLBACK, outside any transaction.
+      await writer?.settle();
       await client.query("ROLLBACK").catch(() => {
         broken = true;
       });

@@ -13,7 +13,7 @@ import {
   reportVersions,
   scheduledReports,
 } from "../../../schema/postgres/index.js";
-import type { Db } from "../pool.js";
+import type { PoolClient } from "../pool.js";
 import { batchInserter, run } from "../sql.js";
 import { VersionedTable } from "./versions.js";
 
@@ -41,7 +41,14 @@ export class ReportWriter {
   readonly #versions = new VersionedTable(scheduledReports, reportVersions);
 
   /** Insert or replace a report whose content is new; first_seen_at is kept on update. */
-  async write(db: Db, n: NormalizedReport, rawJson: string, contentHash: string, at: string, runId: number) {
+  async write(
+    db: PoolClient,
+    n: NormalizedReport,
+    rawJson: string,
+    contentHash: string,
+    at: string,
+    runId: number,
+  ) {
     const id = n.report.id as number;
     await upsert(db, [
       { ...n.report, rawJson, contentHash, firstSeenAt: at, lastSeenAt: at, deletedAt: null },
@@ -67,15 +74,22 @@ export class ReportWriter {
     await this.#versions.open(db, [{ id, contentHash, rawJson }], at, runId);
   }
 
-  touch(db: Db, id: number, at: string): Promise<void> {
+  touch(db: PoolClient, id: number, at: string): Promise<void> {
     return this.#versions.touch(db, [id], at);
   }
 
-  revive(db: Db, id: number, rawJson: string, contentHash: string, at: string, runId: number): Promise<void> {
+  revive(
+    db: PoolClient,
+    id: number,
+    rawJson: string,
+    contentHash: string,
+    at: string,
+    runId: number,
+  ): Promise<void> {
     return this.#versions.revive(db, [{ id, contentHash, rawJson }], at, runId);
   }
 
-  async markDeleted(db: Db, id: number, at: string): Promise<boolean> {
+  async markDeleted(db: PoolClient, id: number, at: string): Promise<boolean> {
     return (await this.#versions.markDeleted(db, [id], at)).length > 0;
   }
 }

@@ -9,17 +9,19 @@ import type {
   reportVersions,
   scheduledReports,
 } from "../../../schema/postgres/index.js";
-import type { Db } from "../pool.js";
-import { batchInserter, pluck, run } from "../sql.js";
+import { type CopyEscaped, type CopyTable, copyTable, copyText } from "../copy.js";
+import type { PoolClient } from "../pool.js";
+import { pluck, run } from "../sql.js";
 
 export interface NewContent {
   id: number;
   contentHash: string;
-  rawJson: string;
+  /** Escaped already when the same text also went into the record's row by COPY. */
+  rawJson: string | CopyEscaped;
 }
 
 export class VersionedTable {
-  readonly #insertVersions;
+  readonly #copyVersions: CopyTable<Partial<typeof planVersions.$inferInsert>>;
   readonly #close: string;
   readonly #touch: string;
   readonly #revive: string;
@@ -30,7 +32,7 @@ export class VersionedTable {
     versions: typeof planVersions | typeof reportVersions,
   ) {
     const table = getTableConfig(records).name;
-    this.#insertVersions = batchInserter(versions as typeof planVersions, { omit: ["versionId"] });
+    this.#copyVersions = copyTable(versions as typeof planVersions, ["versionId"]);
     // Never before the version began (a plan that moved from a company synced later).
     this.#close = `UPDATE "${getTableConfig(versions).name}" SET valid_to = greatest($1::timestamptz, valid_from)
       WHERE id = ANY($2::bigint[]) AND valid_to IS NULL`;
@@ -41,36 +43,32 @@ export class VersionedTable {
   }
 
   /** New content: close the open version of each id (if any) and open a new one. */
-  async open(db: Db, items: readonly NewContent[], at: string, runId: number): Promise<void> {
+  async open(db: PoolClient, items: readonly NewContent[], at: string, runId: number): Promise<void> {
     if (!items.length) return;
     await run(db, this.#close, [at, items.map((i) => i.id)]);
-    await this.#insertVersions(
-      db,
-      items.map((i) => ({
-        id: i.id,
-        contentHash: i.contentHash,
-        rawJson: i.rawJson,
-        validFrom: at,
-        validTo: null,
-        runId,
-      })),
-    );
+    let text = "";
+    for (const i of items)
+      text += this.#copyVersions.line(
+        { id: i.id, contentHash: i.contentHash, validFrom: at, validTo: null, runId },
+        { rawJson: i.rawJson },
+      );
+    await copyText(db, this.#copyVersions.statement, [text]);
   }
 
   /** Seen again, same content. */
-  async touch(db: Db, ids: readonly number[], at: string): Promise<void> {
+  async touch(db: PoolClient, ids: readonly number[], at: string): Promise<void> {
     if (ids.length) await run(db, this.#touch, [at, ids]);
   }
 
   /** Deleted records came back with the same content: undelete and start new versions. */
-  async revive(db: Db, items: readonly NewContent[], at: string, runId: number): Promise<void> {
+  async revive(db: PoolClient, items: readonly NewContent[], at: string, runId: number): Promise<void> {
     if (!items.length) return;
     await run(db, this.#revive, [at, items.map((i) => i.id)]);
     await this.open(db, items, at, runId);
   }
 
   /** The records are gone: mark them deleted and end their last versions. Returns the ids that were live. */
-  async markDeleted(db: Db, ids: readonly number[], at: string): Promise<number[]> {
+  async markDeleted(db: PoolClient, ids: readonly number[], at: string): Promise<number[]> {
     if (!ids.length) return [];
     const live = await pluck<number>(db, this.#markDeleted, [at, ids]);
     if (live.length) await run(db, this.#close, [at, live]);

@@ -3,11 +3,13 @@
  * together, a statement per kind; a batch holds each plan id at most once (a second operation
  * on an id flushes the batch first), so the order of kinds within it does not matter. The
  * rest (touchAllLive, reports) flush the batch and then run at their place in the sequence.
+ * A full batch is written while the next one fills (the database works while we parse): one
+ * write in flight at a time, in order, its failure reported by the next add or flush.
  */
 
 import { rejectedRecords } from "../../../schema/postgres/index.js";
 import type { SnapshotMeta, SnapshotOp } from "../../port-snapshot.js";
-import type { Db } from "../pool.js";
+import type { PoolClient } from "../pool.js";
 import { recordSyncError } from "../runs/record.js";
 import { batchInserter } from "../sql.js";
 import { textValue } from "../text.js";
@@ -18,8 +20,11 @@ import type { NewContent } from "./versions.js";
 type Reject = Extract<SnapshotOp, { op: "reject" }>;
 type ErrorOp = Extract<SnapshotOp, { op: "error" }>;
 
-/** Operations per batch: a few MB of plan JSON per statement. */
-export const BATCH_SIZE = 500;
+/**
+ * Operations per batch: about 5 MB of plan JSON per COPY. 5,000 rather than 500 cut the CPU of
+ * a 100,000-plan full sync by about a quarter on both sides (fewer statements, fewer probes).
+ */
+export const BATCH_SIZE = 5000;
 
 const insertRejects = batchInserter(rejectedRecords, { omit: ["id"] });
 
@@ -47,12 +52,19 @@ export class SnapshotWriter {
   #batch = emptyBatch();
   #ids = new Set<number>();
   #size = 0;
+  /** The batch being written, if any. */
+  #writing: Promise<void> | null = null;
 
   constructor(
-    private readonly db: Db,
+    private readonly db: PoolClient,
     private readonly meta: SnapshotMeta,
     private readonly batchSize = BATCH_SIZE,
   ) {}
+
+  /** A batch is being written: its statements need the event loop to move on. */
+  get busy(): boolean {
+    return this.#writing !== null;
+  }
 
   /** Takes one operation; writes when the batch is full or the operation cannot wait. */
   async add(o: SnapshotOp): Promise<void> {
@@ -98,13 +110,39 @@ export class SnapshotWriter {
     }
   }
 
-  /** Writes what the batch holds. */
+  /** Writes what the batch holds, and waits until everything is written. */
   async flush(): Promise<void> {
+    await this.#startWrite();
+    await this.#drain();
+  }
+
+  /** Waits for a write in flight to end, failed or not: before a ROLLBACK, nothing may follow it. */
+  async settle(): Promise<void> {
+    await this.#writing?.catch(() => {});
+    this.#writing = null;
+  }
+
+  /** Starts writing the batch once the previous write is done; does not wait for it. */
+  async #startWrite(): Promise<void> {
     if (this.#size === 0) return;
     const b = this.#batch;
     this.#batch = emptyBatch();
     this.#ids.clear();
     this.#size = 0;
+    await this.#drain();
+    const writing = this.#write(b);
+    // Reported by the next #drain; until then, not an unhandled rejection.
+    writing.catch(() => {});
+    this.#writing = writing;
+  }
+
+  async #drain(): Promise<void> {
+    const writing = this.#writing;
+    this.#writing = null;
+    await writing;
+  }
+
+  async #write(b: Batch): Promise<void> {
     const { db } = this;
     const { startedAt: at, runId } = this.meta;
     await this.#plans.write(db, b.contents, at, runId);
@@ -125,13 +163,13 @@ export class SnapshotWriter {
   }
 
   async #planOp(id: number, push: (b: Batch) => void): Promise<void> {
-    if (this.#ids.has(id)) await this.flush();
+    if (this.#ids.has(id)) await this.#startWrite();
     this.#ids.add(id);
     await this.#queue(push);
   }
 
   async #queue(push: (b: Batch) => void): Promise<void> {
     push(this.#batch);
-    if (++this.#size >= this.batchSize) await this.flush();
+    if (++this.#size >= this.batchSize) await this.#startWrite();
   }
 }
