@@ -246,7 +246,9 @@ describe.each(storeKinds())("snapshots on $name", (kind) => {
     };
     await expect(applyOps(store, T1, boom)).rejects.toThrow("bug in the plan");
     expect(await q("SELECT count(*) AS n FROM plans")).toEqual([{ n: 0 }]);
+    // The run is still the caller's to end: running, and no finished run for the company yet.
+    expect(await q("SELECT status FROM sync_runs")).toEqual([{ status: "running" }]);
     const [state] = await store.runs.companyStates([COMPANY]);
-    expect(state).toMatchObject({ appliedStartedAt: null, lastRun: { status: "running" } });
+    expect(state).toMatchObject({ appliedStartedAt: null, lastRun: null });
   });
 });
