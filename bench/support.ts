@@ -23,9 +23,20 @@ export async function spawnSimulator(args: string[]): Promise<SpawnedSimulator> 
     lines.once("line", resolve);
     proc.once("exit", (code) => reject(new Error(`simulator exited with ${code}`)));
   });
-  const info = JSON.parse(first) as Omit<SpawnedSimulator, "proc" | "stop">;
+  const event = JSON.parse(first) as {
+    base_url: string;
+    token_url: string;
+    companies: { id: number; static_token: string; project_ids: number[]; report_ids: number[] }[];
+  };
   return {
-    ...info,
+    baseUrl: event.base_url,
+    tokenUrl: event.token_url,
+    companies: event.companies.map((c) => ({
+      id: c.id,
+      staticToken: c.static_token,
+      projectIds: c.project_ids,
+      reportIds: c.report_ids,
+    })),
     proc,
     stop: () =>
       new Promise((resolve) => {

@@ -37,18 +37,31 @@ export function tasSyncConfig(sim: Pick<SimulatorSummary, "baseUrl" | "tokenUrl"
   };
 }
 
-/** The single line printed with --json (benchmarks parse it). */
+/** camelCase -> snake_case, for the keys of --json output (the house style of every JSON report). */
+function snake(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+function snakeKeys(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [snake(k), v]));
+}
+
+/**
+ * The single line printed with --json (benchmarks and the chaos runner parse it). Keys are
+ * snake_case like every other JSON report; `config` is a tas-sync config file and so keeps the
+ * config file's own (camelCase) keys, ready to be written out as is.
+ */
 export function listeningEvent(sim: SimulatorSummary): string {
   return JSON.stringify({
     event: "listening",
-    baseUrl: sim.baseUrl,
-    tokenUrl: sim.tokenUrl,
+    base_url: sim.baseUrl,
+    token_url: sim.tokenUrl,
     port: sim.port,
-    clientId: SIM_CLIENT_ID,
-    clientSecret: SIM_CLIENT_SECRET,
-    plansPerCompany: sim.plansPerCompany,
-    faults: sim.faults,
-    companies: sim.companies,
+    client_id: SIM_CLIENT_ID,
+    client_secret: SIM_CLIENT_SECRET,
+    plans_per_company: sim.plansPerCompany,
+    faults: snakeKeys(sim.faults as unknown as Record<string, unknown>),
+    companies: sim.companies.map((c) => snakeKeys(c as unknown as Record<string, unknown>)),
     config: tasSyncConfig(sim),
   });
 }

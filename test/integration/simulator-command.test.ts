@@ -53,23 +53,25 @@ describe("tas-sync simulate", () => {
     expect(line.endsWith("\n") && line.indexOf("\n") === line.length - 1).toBe(true);
     const event = JSON.parse(line) as {
       event: string;
-      baseUrl: string;
-      companies: { id: number; staticToken: string }[];
+      base_url: string;
+      companies: { id: number; static_token: string; project_ids: number[] }[];
       config: { baseUrl: string; auth: { username: string }; companies: { id: number; auth?: unknown }[] };
     };
     expect(event.event).toBe("listening");
     expect(event.companies.map((x) => x.id)).toEqual([5251, 5252, 5253]);
+    expect(event.companies[2]?.static_token).toBe("sim-token-5253");
+    expect(Object.keys(event).filter((k) => k !== "config" && /[A-Z]/.test(k))).toEqual([]);
     expect(event.config.auth.username).toBe("user5251");
     expect(event.config.companies[0]?.auth).toBeUndefined();
     expect(event.config.companies[1]?.auth).toMatchObject({ username: "user5252", password: "pass-5252" });
     expect(() => parseConfig(event.config, "(simulate --json)", {})).not.toThrow();
-    const res = await fetch(`${event.baseUrl}/api/plans`, {
+    const res = await fetch(`${event.base_url}/api/plans`, {
       headers: { authorization: "Bearer sim-token-5253" },
     });
     expect((await res.json()) as unknown[]).toHaveLength(4);
     stop();
     expect(await run).toBe(0);
-    await expect(fetch(`${event.baseUrl}/api/plans`)).rejects.toThrow();
+    await expect(fetch(`${event.base_url}/api/plans`)).rejects.toThrow();
   });
 
   it("prints the human summary with the config JSON", async () => {
@@ -104,12 +106,12 @@ describe("tas-sync simulate", () => {
     expect(await runSimulateCommand(argv, { ...c.io, stop: Promise.resolve() })).toBe(0);
     const event = JSON.parse(c.out[0] ?? "{}") as { faults: Record<string, number> };
     expect(event.faults).toMatchObject({
-      dropHalfRate: 0.25,
-      planListDelayMs: 10,
-      planListDelayOnceMs: 20,
-      slowRate: 0.5,
-      slowMs: 30,
-      rateLimitBurst: 4,
+      drop_half_rate: 0.25,
+      plan_list_delay_ms: 10,
+      plan_list_delay_once_ms: 20,
+      slow_rate: 0.5,
+      slow_ms: 30,
+      rate_limit_burst: 4,
     });
   });
 
