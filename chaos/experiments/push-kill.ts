@@ -1,0 +1,72 @@
+/**
+ * `tas-sync push FILE --wait` of rows in parent/child chains, the worker process killed with
+ * kill -9 at random moments and started again each time. Then the documented recovery: push
+ * --wait until settled, and set-parent-id (the id looked up in the simulator) for children
+ * blocked behind a parent that ended `exists` without an id. Every row must be on the service
+ * exactly once, under the right parent, and the outbox must say what the service holds.
+ */
+import { type Ctx, type Experiment, type Outcome, simConfig } from "../context.js";
+import { agreement, chainRows, settle, writeSeed } from "../support/push.js";
+import { sleep, startCli, startSimulator } from "../support/proc.js";
+
+export const pushKill: Experiment = {
+  name: "push-kill",
+  summary: "push --wait of parent/child chains killed with kill -9 and restarted",
+  async run(ctx: Ctx): Promise<Outcome> {
+    const { pushRows, pushKills } = ctx.sizes;
+    const problems: string[] = [];
+    // Latency keeps creates in flight, so kills land between send and answer.
+    const sim = await startSimulator(["--companies", "1", "--plans", "1", "--reports", "0", "--latency-ms", "20"]);
+    try {
+      const company = sim.companies[0];
+      if (!company) throw new Error("no company");
+      const db = await ctx.dbs.fresh();
+      const config = ctx.writeConfig(
+        "push.json",
+        simConfig(sim, db.database, {
+          queuePrefix: ctx.prefix(),
+          logLevel: "warn",
+          http: { timeoutMs: 10_000, maxAttempts: 3, maxRequestsPerSecond: 2000 },
+          push: { ratePerSecond: 150, concurrency: 8, maxAttempts: 10, lockDurationMs: 2000 },
+        }),
+      );
+      const rows = chainRows("pk", Math.ceil(pushRows / 5), company.id, company.projectIds);
+      const seed = writeSeed(ctx.path("chains.ndjson"), rows);
+      let kills = 0;
+      let finishedEarly = 0;
+      let inFlight = 0;
+      const t0 = Date.now();
+      for (let i = 0; i < pushKills; i++) {
+        const run = startCli(["push", seed, "--wait", "--config", config]);
+        await sleep(1000 + ctx.rnd.next() * 3000);
+        if (run.exited()) {
+          finishedEarly++;
+          await run.done;
+          break;
+        }
+        run.kill("SIGKILL");
+        await run.done;
+        kills++;
+        inFlight += await db.scalar("SELECT count(*) FROM scenario_requests WHERE in_flight = 1");
+      }
+      const createdAtKills = (await sim.scenarios()).length;
+      ctx.note(`${kills} kills, ${inFlight} creates in flight at them, ${createdAtKills} created so far`);
+      if (kills < pushKills) problems.push(`the push ended before kill ${kills + 1} of ${pushKills}`);
+      const settled = await settle(sim, db, config, seed, { waitMs: 240_000 });
+      problems.push(...settled.problems);
+      const a = await agreement(sim, db, rows);
+      problems.push(...a.problems);
+      const secs = ((Date.now() - t0) / 1000).toFixed(0);
+      const figure =
+        `push kill -9: ${kills} kills (${inFlight} creates in flight at them), ${a.rows.toLocaleString("en-US")} rows in ` +
+        `${rows.length / 5} chains 4 deep, ${a.duplicates} duplicates, ${a.missing} missing, ` +
+        `${a.created} created + ${a.exists} exists, ${settled.recovered} recovered by set-parent-id, ` +
+        `outbox ${a.mismatches === 0 && a.duplicates === 0 && a.missing === 0 ? "=" : "!="} service` +
+        `${a.mismatches ? ` (${a.mismatches} mismatches)` : ""}, settled in ${secs} s with ${settled.pushRuns} more push --wait run(s)` +
+        `${settled.hangs ? `, ${settled.hangs} HUNG` : ""}`;
+      return { ok: problems.length === 0, figure, problems };
+    } finally {
+      await sim.stop();
+    }
+  },
+};
