@@ -9,7 +9,13 @@ import { noTelemetry, type Telemetry } from "../telemetry.js";
 import { type CreateScenarioBody, scenarioSchema } from "../wire/schemas.js";
 import { classifyFailure } from "./classify.js";
 import { parentFromRequest, parentObject, scenarioRow } from "./parent.js";
-import { afterExistsWithoutId, failWithDescendants, waitingForParent } from "./settle.js";
+import {
+  afterExistsWithoutId,
+  blockingRoot,
+  blockWithDescendants,
+  failWithDescendants,
+  waitingForAncestor,
+} from "./settle.js";
 
 export interface CreateDeps {
   outbox: OutboxStore;
@@ -147,7 +153,12 @@ async function parentNotUsable(
   const parent = row.parent;
   const parentKey = row.parentKey as string;
   if (parent?.status === "exists") {
-    await deps.outbox.block([key], waitingForParent(parentKey), now);
+    await blockWithDescendants(deps.outbox, [key], parentKey, now);
+    return { status: "blocked", ready: [] };
+  }
+  if (parent?.status === "blocked") {
+    const root = await blockingRoot(deps.outbox, parentKey);
+    await blockWithDescendants(deps.outbox, [key], root, now, waitingForAncestor(parentKey, root));
     return { status: "blocked", ready: [] };
   }
   const why = `parent ${parentKey} is ${parent?.status ?? "missing"}`;

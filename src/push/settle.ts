@@ -4,7 +4,7 @@
  * its id from the create answer, from the user (set-parent-id), or from another row's inline
  * parent object. Push policy, expressed as calls of small outbox operations.
  */
-import type { AttemptKnowledge, OutboxStore, RowFilter, Settle } from "../store/port-outbox.js";
+import type { AttemptKnowledge, Orphan, OutboxStore, RowFilter, Settle } from "../store/port-outbox.js";
 
 export const PARENT_ID_UNKNOWN = "PARENT_ID_UNKNOWN";
 
@@ -14,6 +14,53 @@ export function waitingForParent(parentKey: string): Settle {
     code: PARENT_ID_UNKNOWN,
     message: `parent ${parentKey} exists but its id is unknown (its create answer was lost); run: tas-sync set-parent-id ${parentKey} <id>`,
   };
+}
+
+/** Why a row waits when its parent is itself waiting (blocked) for the id of `root`. */
+export function waitingForAncestor(parentKey: string, root: string): Settle {
+  return {
+    code: PARENT_ID_UNKNOWN,
+    message: `parent ${parentKey} waits for the id of ${root}, which exists but whose id is unknown (its create answer was lost); run: tas-sync set-parent-id ${root} <id>`,
+  };
+}
+
+/**
+ * Block rows whose parent `root` exists without a known id, and every unsettled row below them
+ * (a grandchild cannot be created before its parent, so it waits for the same id). Without the
+ * descendants, a grandchild would stay pending for ever and `push --wait` would never end.
+ */
+export async function blockWithDescendants(
+  outbox: OutboxStore,
+  keys: readonly string[],
+  root: string,
+  now: string,
+  firstWhy: Settle = waitingForParent(root),
+): Promise<number> {
+  let blocked = await outbox.block(keys, firstWhy, now);
+  const seen = new Set<string>();
+  const stack = [...keys];
+  while (stack.length) {
+    const parent = stack.pop() as string;
+    if (seen.has(parent)) continue;
+    seen.add(parent);
+    const children = await outbox.unsettledChildren(parent);
+    if (!children.length) continue;
+    blocked += await outbox.block(children, waitingForAncestor(parent, root), now);
+    stack.push(...children);
+  }
+  return blocked;
+}
+
+/** The row whose id a blocked chain waits for: up from `key` through blocked rows. */
+export async function blockingRoot(outbox: OutboxStore, key: string): Promise<string> {
+  const seen = new Set<string>();
+  let current = key;
+  for (;;) {
+    const row = await outbox.get(current);
+    if (!row || row.status !== "blocked" || row.parentKey === null || seen.has(current)) return current;
+    seen.add(current);
+    current = row.parentKey;
+  }
 }
 
 /** Fail a row and every unsettled descendant ("parent failed"); returns how many rows failed. */
@@ -46,8 +93,8 @@ async function failDescendants(outbox: OutboxStore, key: string, now: string): P
 
 /**
  * Settle what the parents decide, then mark ready rows queued: children of a failed parent
- * fail; children of a parent that exists without a known id are blocked. Returns the keys to
- * queue now.
+ * fail; children of a parent that exists without a known id are blocked, and so are the rows
+ * below a blocked parent (they wait for the same id). Returns the keys to queue now.
  */
 export async function queueReady(
   outbox: OutboxStore,
@@ -55,6 +102,7 @@ export async function queueReady(
   filter: RowFilter = {},
 ): Promise<string[]> {
   const blocked = new Map<string, string[]>();
+  const belowBlocked: Orphan[] = [];
   for (const o of await outbox.orphans(filter)) {
     if (o.parentStatus === "failed") {
       await failWithDescendants(
@@ -64,11 +112,18 @@ export async function queueReady(
         "none",
         now,
       );
+    } else if (o.parentStatus === "blocked") {
+      if (o.status !== "blocked") belowBlocked.push(o);
     } else if (o.status !== "blocked") {
       blocked.set(o.parentKey, [...(blocked.get(o.parentKey) ?? []), o.key]);
     }
   }
-  for (const [parentKey, keys] of blocked) await outbox.block(keys, waitingForParent(parentKey), now);
+  for (const [parentKey, keys] of blocked) await blockWithDescendants(outbox, keys, parentKey, now);
+  // Rows left pending below a blocked row (by a process that stopped between the two writes).
+  for (const o of belowBlocked) {
+    const root = await blockingRoot(outbox, o.parentKey);
+    await blockWithDescendants(outbox, [o.key], root, now, waitingForAncestor(o.parentKey, root));
+  }
   return outbox.takeReady(now, filter);
 }
 
@@ -85,6 +140,6 @@ export async function afterExistsWithoutId(
   if (ids.length === 1 && (await outbox.learnId(row.key, ids[0] as number, "inline-parent", now)))
     return outbox.takeReady(now, { parentKey: row.key });
   const children = await outbox.unsettledChildren(row.key);
-  if (children.length) await outbox.block(children, waitingForParent(row.key), now);
+  if (children.length) await blockWithDescendants(outbox, children, row.key, now);
   return [];
 }

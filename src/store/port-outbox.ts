@@ -89,6 +89,7 @@ export interface OutboxStore {
   ): Promise<void>;
   /** Pending and blocked rows (of the filter) whose parent, if any, has an id: now queued. */
   takeReady(now: string, filter?: RowFilter): Promise<string[]>;
+  /** Unsettled rows whose parent failed, is blocked, or exists without a known id. */
   orphans(filter?: RowFilter): Promise<Orphan[]>;
   queuedKeys(filter?: RowFilter): Promise<string[]>;
   sendable(key: string): Promise<SendableRow | undefined>;

@@ -181,10 +181,27 @@ describe.each(storeKinds())("the push outbox on $name", (kind) => {
       expect(await outbox.get("kid")).toMatchObject({ status: "failed", errorCode: "PARENT_FAILED" });
       expect(await outbox.get("orphan")).toMatchObject({ status: "blocked", errorCode: "PARENT_ID_UNKNOWN" });
       expect((await outbox.get("orphan"))?.lastError).toContain("tas-sync set-parent-id ghost <id>");
-      // The grandchild simply waits for its own parent (pending), not for a person.
-      expect(await status("grandorphan")).toBe("pending");
-      expect(await outbox.counts("b")).toMatchObject({ blocked: 1, failed: 2 });
-      expect(await outbox.unsettledCount("b")).toBe(1);
+      // The grandchild waits for the same id: blocked too, or push --wait would never end.
+      expect(await outbox.get("grandorphan")).toMatchObject({ status: "blocked", errorCode: "PARENT_ID_UNKNOWN" });
+      expect((await outbox.get("grandorphan"))?.lastError).toContain("tas-sync set-parent-id ghost <id>");
+      expect(await outbox.counts("b")).toMatchObject({ blocked: 2, failed: 2 });
+      expect(await outbox.unsettledCount("b")).toBe(0);
+    });
+
+    it("blocks a row left pending below a blocked row, naming the id the chain waits for", async () => {
+      await outbox.record([row("ghost"), row("orphan", "ghost"), row("grand", "orphan")], "b", "/a", T0);
+      await outbox.takeReady(T0);
+      await outbox.markExists("ghost", "lost answer", T0);
+      // As a process that stopped between blocking the child and its descendants would leave it.
+      await outbox.block(["orphan"], fail("PARENT_ID_UNKNOWN", "waits"), T0);
+      expect(await status("grand")).toBe("pending");
+      expect(await queueReady(outbox, T1)).toEqual([]);
+      expect(await outbox.get("grand")).toMatchObject({ status: "blocked", errorCode: "PARENT_ID_UNKNOWN" });
+      expect((await outbox.get("grand"))?.lastError).toContain("tas-sync set-parent-id ghost <id>");
+      // Once the id is known, the chain is created top-down: the child first, then the grandchild.
+      expect(await outbox.learnId("ghost", 7, "user", T1)).toBe(true);
+      expect(await outbox.takeReady(T1, { parentKey: "ghost" })).toEqual(["orphan"]);
+      expect(await status("grand")).toBe("blocked");
     });
 
     it("queues a blocked row once its parent learns its id, from the user", async () => {

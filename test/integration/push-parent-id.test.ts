@@ -61,4 +61,35 @@ describe.each(storeKinds())("a parent whose create answer was lost, on $name", (
     ).toEqual(["Case A", "Case B"]);
     expect(await t.request("Case A")).toMatchObject({ status: "created" });
   }, 60_000);
+
+  it("blocks the rows below a blocked child too, so push --wait ends, and creates the chain later", async () => {
+    h = await startPushHarness(kind, { sim: { faults: { dropAfterCommitRate: 1 } } });
+    const t = h;
+    const file = t.seed("chain.ndjson", [
+      seedRow("Suite"),
+      seedRow("Group", { parent_key: "Suite" }),
+      seedRow("Leaf", { parent_key: "Group" }),
+      seedRow("Leaf 2", { parent_key: "Leaf" }),
+    ]);
+    // Before the fix the grandchildren stayed pending below a blocked row: this never ended.
+    const first = await t.cli(["push", file, "--wait"]);
+    expect(first.out).toContain("created 0, already existed 1, failed 0, waiting for a parent's id 3");
+    expect(await t.request("Group")).toMatchObject({ status: "blocked", error_code: "PARENT_ID_UNKNOWN" });
+    const leaf = await t.request("Leaf 2");
+    expect(leaf).toMatchObject({ status: "blocked", error_code: "PARENT_ID_UNKNOWN" });
+    expect(String(leaf?.last_error)).toContain("tas-sync set-parent-id Suite <id>");
+
+    const suite = (await t.scenarios()).find((s) => s.scenario_name === "Suite");
+    if (!suite) throw new Error("the service has no Suite");
+    expect((await t.cli(["set-parent-id", "Suite", String(suite.id)])).code).toBe(0);
+    await t.setFaults({ dropAfterCommitRate: 0 });
+    const second = await t.cli(["push", file, "--wait"]);
+    expect(second.code).toBe(0);
+    const all = await t.scenarios();
+    expect(duplicates(all)).toEqual([]);
+    const byName = new Map(all.map((s) => [s.scenario_name, s]));
+    expect(byName.get("Group")?.parent_id).toBe(suite.id);
+    expect(byName.get("Leaf")?.parent_id).toBe(byName.get("Group")?.id);
+    expect(byName.get("Leaf 2")?.parent_id).toBe(byName.get("Leaf")?.id);
+  }, 60_000);
 });

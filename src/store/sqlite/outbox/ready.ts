@@ -38,7 +38,7 @@ export function orphans(sqlite: Sqlite, filter: RowFilter = {}): Orphan[] {
     `SELECT r.key, r.status, r.parent_key AS parentKey, p.status AS parentStatus FROM scenario_requests r
      JOIN scenario_requests p ON p.key = r.parent_key
      WHERE r.status IN ('pending', 'queued', 'blocked') ${w.sql}
-       AND (p.status = 'failed' OR (p.status = 'exists' AND p.scenario_id IS NULL))`,
+       AND (p.status IN ('failed', 'blocked') OR (p.status = 'exists' AND p.scenario_id IS NULL))`,
   ).all(...w.params) as Orphan[];
 }
 
