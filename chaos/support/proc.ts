@@ -171,11 +171,24 @@ export async function startSimulator(args: string[]): Promise<Simulator> {
     config: Record<string, unknown>;
   };
   const baseUrl = event.base_url;
-  const admin = (method: string, path: string, body?: unknown) =>
-    fetch(`${baseUrl}/__admin/${path}`, {
-      method,
-      ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
-    });
+  // Admin calls are idempotent: one that meets a keep-alive socket the simulator just closed
+  // ("fetch failed") is sent again.
+  const admin = async (method: string, path: string, body?: unknown): Promise<Response> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fetch(`${baseUrl}/__admin/${path}`, {
+          method,
+          ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+        });
+      } catch (err) {
+        if (attempt >= 5 || proc.exitCode !== null || proc.signalCode !== null) {
+          const cause = (err as Error & { cause?: Error }).cause?.message ?? "";
+          throw new Error(`${method} __admin/${path}: ${(err as Error).message} ${cause} ${stderr}`);
+        }
+        await sleep(50 * attempt);
+      }
+    }
+  };
   const adminJson = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await admin(method, path, body);
     if (!res.ok) throw new Error(`${method} __admin/${path}: ${res.status} ${await res.text()}`);
