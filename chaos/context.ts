@@ -105,7 +105,11 @@ export function simConfig(sim: Simulator, database: string, over: Record<string,
     redisUrl: REDIS_URL,
     logLevel: "info",
     http: { timeoutMs: 30_000, maxAttempts: 5, maxRequestsPerSecond: 2000, connections: 16 },
-    companies: sim.companies.map((c) => ({ id: c.id, reportIds: c.reportIds, auth: { token: c.staticToken } })),
+    companies: sim.companies.map((c) => ({
+      id: c.id,
+      reportIds: c.reportIds,
+      auth: { token: c.staticToken },
+    })),
     ...over,
   };
 }

@@ -73,7 +73,9 @@ async function deletePrefixes(prefixes: string[]): Promise<void> {
 }
 
 async function main(): Promise<number> {
-  const sizeOptions = Object.fromEntries(Object.keys(SIZE_FLAGS).map((f) => [f, { type: "string" as const }]));
+  const sizeOptions = Object.fromEntries(
+    Object.keys(SIZE_FLAGS).map((f) => [f, { type: "string" as const }]),
+  );
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
@@ -133,12 +135,18 @@ async function main(): Promise<number> {
       const prefixes: string[] = [];
       const t0 = Date.now();
       const note = (msg: string) =>
-        process.stderr.write(`  [${experiment.name} ${store} +${((Date.now() - t0) / 1000).toFixed(0)}s] ${msg}\n`);
+        process.stderr.write(
+          `  [${experiment.name} ${store} +${((Date.now() - t0) / 1000).toFixed(0)}s] ${msg}\n`,
+        );
       let outcome: Outcome;
       try {
         outcome = await experiment.run(makeCtx(store, dbs, sizes, rnd, prefixes, note));
       } catch (err) {
-        outcome = { ok: false, figure: `${experiment.name}: ERROR`, problems: [(err as Error).stack ?? String(err)] };
+        outcome = {
+          ok: false,
+          figure: `${experiment.name}: ERROR`,
+          problems: [(err as Error).stack ?? String(err)],
+        };
       } finally {
         await deletePrefixes(prefixes);
         await dbs.cleanup();

@@ -6,8 +6,8 @@
  * exactly once, under the right parent, and the outbox must say what the service holds.
  */
 import { type Ctx, type Experiment, type Outcome, simConfig } from "../context.js";
-import { agreement, chainRows, settle, writeSeed } from "../support/push.js";
 import { sleep, startCli, startSimulator } from "../support/proc.js";
+import { agreement, chainRows, settle, writeSeed } from "../support/push.js";
 
 export const pushKill: Experiment = {
   name: "push-kill",
@@ -16,7 +16,16 @@ export const pushKill: Experiment = {
     const { pushRows, pushKills } = ctx.sizes;
     const problems: string[] = [];
     // Latency keeps creates in flight, so kills land between send and answer.
-    const sim = await startSimulator(["--companies", "1", "--plans", "1", "--reports", "0", "--latency-ms", "20"]);
+    const sim = await startSimulator([
+      "--companies",
+      "1",
+      "--plans",
+      "1",
+      "--reports",
+      "0",
+      "--latency-ms",
+      "20",
+    ]);
     try {
       const company = sim.companies[0];
       if (!company) throw new Error("no company");

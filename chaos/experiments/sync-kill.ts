@@ -23,7 +23,12 @@ interface Flip {
 }
 
 /** Prepares the two states of the service; it is in A until told otherwise. */
-async function flipper(sim: Simulator, companyId: number, reportId: number | undefined, ctx: Ctx): Promise<Flip> {
+async function flipper(
+  sim: Simulator,
+  companyId: number,
+  reportId: number | undefined,
+  ctx: Ctx,
+): Promise<Flip> {
   const { planIds } = await sim.adminJson<{ planIds: number[] }>("GET", `companies/${companyId}/plans`);
   const changed = ctx.rnd.sample(planIds, Math.round(planIds.length * 0.1));
   const rest = planIds.filter((id) => !changed.includes(id));
@@ -35,7 +40,10 @@ async function flipper(sim: Simulator, companyId: number, reportId: number | und
     original.set(id, await sim.adminJson("GET", `companies/${companyId}/plans/${id}`));
   });
   const template = original.get(changed[0] as number) as Record<string, unknown>;
-  const report = reportId === undefined ? null : await sim.adminJson<Record<string, unknown>>("GET", `reports/${reportId}`);
+  const report =
+    reportId === undefined
+      ? null
+      : await sim.adminJson<Record<string, unknown>>("GET", `reports/${reportId}`);
   const put = (id: number, body: unknown) => sim.adminJson("PUT", `companies/${companyId}/plans/${id}`, body);
   const del = (id: number) => sim.adminJson("DELETE", `companies/${companyId}/plans/${id}`);
   return {
@@ -43,7 +51,9 @@ async function flipper(sim: Simulator, companyId: number, reportId: number | und
       const ops: (() => Promise<unknown>)[] = [];
       for (const id of changed) {
         const p = original.get(id) as Record<string, unknown>;
-        ops.push(() => put(id, state === "A" ? p : { ...p, plan_name: `${String(p.plan_name)} (B)`, description: "B" }));
+        ops.push(() =>
+          put(id, state === "A" ? p : { ...p, plan_name: `${String(p.plan_name)} (B)`, description: "B" }),
+        );
       }
       for (const id of deleted) ops.push(() => (state === "A" ? put(id, original.get(id)) : del(id)));
       for (const id of added)
@@ -78,7 +88,16 @@ export const syncKill: Experiment = {
   async run(ctx: Ctx): Promise<Outcome> {
     const { plans, syncKills } = ctx.sizes;
     const problems: string[] = [];
-    const sim = await startSimulator(["--companies", "1", "--plans", String(plans), "--reports", "2", "--seed", "7"]);
+    const sim = await startSimulator([
+      "--companies",
+      "1",
+      "--plans",
+      String(plans),
+      "--reports",
+      "2",
+      "--seed",
+      "7",
+    ]);
     try {
       const company = sim.companies[0];
       if (!company) throw new Error("no company");
@@ -114,7 +133,17 @@ export const syncKill: Experiment = {
       ctx.note(`calibration: a sync of the flip takes ${cal.totalMs} ms, its apply ${cal.applyMs} ms`);
       let simState: State = "A";
       let chaosState: State = "A";
-      const counts = { kills: 0, apply: 0, fetch: 0, after: 0, finishedFirst: 0, integrityOk: 0, half: 0, rolledBack: 0, committed: 0 };
+      const counts = {
+        kills: 0,
+        apply: 0,
+        fetch: 0,
+        after: 0,
+        finishedFirst: 0,
+        integrityOk: 0,
+        half: 0,
+        rolledBack: 0,
+        committed: 0,
+      };
       for (let attempt = 0; counts.kills < syncKills && attempt < syncKills * 3; attempt++) {
         const target: State = chaosState === "A" ? "B" : "A";
         if (simState !== target) {
@@ -149,7 +178,8 @@ export const syncKill: Experiment = {
         const after = await dump(chaos);
         if (after.digest === before.digest) {
           if (res.signal === "SIGKILL") counts.rolledBack++;
-          if (res.signal !== "SIGKILL") problems.push(`a sync that was not killed wrote nothing: ${res.stdout}`);
+          if (res.signal !== "SIGKILL")
+            problems.push(`a sync that was not killed wrote nothing: ${res.stdout}`);
           continue;
         }
         // Written: it must be exactly what a sync never interrupted writes.
@@ -165,7 +195,8 @@ export const syncKill: Experiment = {
           break;
         }
       }
-      if (counts.kills < syncKills) problems.push(`only ${counts.kills} of ${syncKills} runs could be killed`);
+      if (counts.kills < syncKills)
+        problems.push(`only ${counts.kills} of ${syncKills} runs could be killed`);
       // One clean sync, with changes to write, on both.
       const last: State = chaosState === "A" ? "B" : "A";
       if (simState !== last) await flip.set(last);
@@ -174,7 +205,8 @@ export const syncKill: Experiment = {
       const finalChaos = await dump(chaos);
       const finalRef = await dump(reference);
       const diff = diffDumps(finalChaos, finalRef);
-      if (diff.length) problems.push(`final dump differs from the uninterrupted one:\n  ${diff.join("\n  ")}`);
+      if (diff.length)
+        problems.push(`final dump differs from the uninterrupted one:\n  ${diff.join("\n  ")}`);
       const finalIntegrity = await integrityProblems(chaos);
       if (finalIntegrity.length) problems.push(`final integrity: ${finalIntegrity.join("; ")}`);
       const running = await chaos.scalar("SELECT count(*) FROM sync_runs WHERE status = 'running'");

@@ -224,7 +224,13 @@ const PLAN_CHILDREN = [
   "plan_fetch_app_files",
   "plan_mobile_apps",
 ];
-const REPORT_CHILDREN = ["report_plans", "report_recipients", "report_user_roles", "report_statuses", "report_alerts"];
+const REPORT_CHILDREN = [
+  "report_plans",
+  "report_recipients",
+  "report_user_roles",
+  "report_statuses",
+  "report_alerts",
+];
 
 /**
  * Problems found after a kill, empty when none: SQLite's integrity_check and foreign key
@@ -246,7 +252,10 @@ export async function integrityProblems(db: Db): Promise<string[]> {
     if (n > 0) problems.push(`${what}: ${n}`);
   };
   for (const t of PLAN_CHILDREN)
-    await count(`${t} rows without their plan`, `SELECT count(*) FROM ${t} WHERE plan_id NOT IN (SELECT id FROM plans)`);
+    await count(
+      `${t} rows without their plan`,
+      `SELECT count(*) FROM ${t} WHERE plan_id NOT IN (SELECT id FROM plans)`,
+    );
   for (const t of REPORT_CHILDREN)
     await count(
       `${t} rows without their report`,

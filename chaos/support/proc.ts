@@ -105,10 +105,7 @@ export function cli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRes
 }
 
 /** Like `cli`, but kills the process (SIGKILL) after `ms` and says so. */
-export async function cliWithin(
-  args: string[],
-  ms: number,
-): Promise<CliResult & { timedOut: boolean }> {
+export async function cliWithin(args: string[], ms: number): Promise<CliResult & { timedOut: boolean }> {
   const run = startCli(args);
   let timedOut = false;
   const timer = setTimeout(() => {

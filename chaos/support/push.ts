@@ -63,7 +63,9 @@ interface OutboxRow {
 }
 
 const outbox = (db: Db) =>
-  db.rows<OutboxRow>("SELECT key, status, parent_key, project_id, scenario_name, scenario_id FROM scenario_requests");
+  db.rows<OutboxRow>(
+    "SELECT key, status, parent_key, project_id, scenario_name, scenario_id FROM scenario_requests",
+  );
 
 /**
  * Runs `push FILE --wait` until every row is settled, applying set-parent-id (with the id
@@ -99,7 +101,18 @@ export async function settle(
     const byKey = new Map(rows.map((r) => [r.key, r]));
     const sims = await sim.scenarios();
     const simId = new Map(sims.map((s) => [`${s.project_id}/${s.scenario_name}`, s.id]));
-    const parents = [...new Set(blocked.map((r) => r.parent_key).filter((k): k is string => k !== null))];
+    // A blocked row waits for the id of its nearest ancestor that ended `exists` without one
+    // (rows below a blocked child are blocked too, behind the same ancestor).
+    const waitsFor = (row: OutboxRow): string | null => {
+      for (let key = row.parent_key, hops = 0; key !== null && hops < 100; hops++) {
+        const parent = byKey.get(key);
+        if (!parent) return key;
+        if (parent.status === "exists" && parent.scenario_id === null) return key;
+        key = parent.parent_key;
+      }
+      return null;
+    };
+    const parents = [...new Set(blocked.map(waitsFor).filter((k): k is string => k !== null))];
     await parallel(parents, 4, async (key) => {
       const parent = byKey.get(key);
       const id = parent && simId.get(`${parent.project_id}/${parent.scenario_name}`);
@@ -108,7 +121,8 @@ export async function settle(
         return;
       }
       const res = await cli(["set-parent-id", key, String(id), "--config", config]);
-      if (res.code !== 0) out.problems.push(`set-parent-id ${key} ${id}: exit ${res.code}: ${res.stderr.trim()}`);
+      if (res.code !== 0)
+        out.problems.push(`set-parent-id ${key} ${id}: exit ${res.code}: ${res.stderr.trim()}`);
       else out.recovered++;
     });
   }
@@ -175,7 +189,8 @@ export async function agreement(sim: Simulator, db: Db, seed: SeedRow[]): Promis
     }
     if (r.scenario_id !== null && Number(r.scenario_id) !== s.id) {
       a.mismatches++;
-      if (a.problems.length < 5) a.problems.push(`row ${r.key}: outbox id ${r.scenario_id}, service id ${s.id}`);
+      if (a.problems.length < 5)
+        a.problems.push(`row ${r.key}: outbox id ${r.scenario_id}, service id ${s.id}`);
     }
     const parent = r.parent_key === null ? undefined : byKey.get(r.parent_key);
     const parentSim = parent && simOf(parent);
