@@ -42,14 +42,12 @@ export const pushKill: Experiment = {
       const rows = chainRows("pk", Math.ceil(pushRows / 5), company.id, company.projectIds);
       const seed = writeSeed(ctx.path("chains.ndjson"), rows);
       let kills = 0;
-      let finishedEarly = 0;
       let inFlight = 0;
       const t0 = Date.now();
       for (let i = 0; i < pushKills; i++) {
         const run = startCli(["push", seed, "--wait", "--config", config]);
         await sleep(1000 + ctx.rnd.next() * 3000);
         if (run.exited()) {
-          finishedEarly++;
           await run.done;
           break;
         }
