@@ -5,9 +5,9 @@
  * measured), and the push must still end with every row on the service exactly once.
  */
 import { type Ctx, type Experiment, type Outcome, simConfig } from "../context.js";
-import { OwnRedis } from "../support/redis-server.js";
 import { sleep, startCli, startSimulator, until } from "../support/proc.js";
 import { agreement, type SeedRow, writeSeed } from "../support/push.js";
+import { OwnRedis } from "../support/redis-server.js";
 
 const OUTAGE_MS = 5000;
 const RESUME_LIMIT_S = 30;
@@ -19,7 +19,16 @@ export const redisRestart: Experiment = {
     const problems: string[] = [];
     const redis = await OwnRedis.start();
     // Latency keeps creates in flight when Redis goes.
-    const sim = await startSimulator(["--companies", "1", "--plans", "200", "--reports", "1", "--latency-ms", "100"]);
+    const sim = await startSimulator([
+      "--companies",
+      "1",
+      "--plans",
+      "200",
+      "--reports",
+      "1",
+      "--latency-ms",
+      "100",
+    ]);
     let daemon: ReturnType<typeof startCli> | null = null;
     try {
       const company = sim.companies[0];
@@ -52,14 +61,19 @@ export const redisRestart: Experiment = {
       if (pushed.code !== 0) throw new Error(`push exited ${pushed.code}: ${pushed.stderr}`);
       const runsSucceeded = () => db.scalar("SELECT count(*) FROM sync_runs WHERE status = 'succeeded'");
       const warm = await until(
-        async () => ((await sim.scenarios()).length >= Math.min(40, rows.length / 4) && (await runsSucceeded()) >= 2 ? true : undefined),
+        async () =>
+          (await sim.scenarios()).length >= Math.min(40, rows.length / 4) && (await runsSucceeded()) >= 2
+            ? true
+            : undefined,
         60_000,
       );
       if (!warm) throw new Error("the daemon did not sync and push before the outage");
       await redis.stop();
       const createdAtKill = (await sim.scenarios()).length;
       const inFlight = await db.scalar("SELECT count(*) FROM scenario_requests WHERE in_flight = 1");
-      ctx.note(`Redis killed with ${createdAtKill} created and ${inFlight} in flight; back in ${OUTAGE_MS / 1000} s, empty`);
+      ctx.note(
+        `Redis killed with ${createdAtKill} created and ${inFlight} in flight; back in ${OUTAGE_MS / 1000} s, empty`,
+      );
       await sleep(OUTAGE_MS);
       await redis.start();
       const back = Date.now();
@@ -68,7 +82,10 @@ export const redisRestart: Experiment = {
       let pushS: number | null = null;
       await until(async () => {
         const elapsed = (Date.now() - back) / 1000;
-        if (syncS === null && (await db.scalar("SELECT count(*) FROM sync_runs WHERE started_at > ?", backIso)) > 0)
+        if (
+          syncS === null &&
+          (await db.scalar("SELECT count(*) FROM sync_runs WHERE started_at > ?", backIso)) > 0
+        )
           syncS = elapsed;
         if (pushS === null && (await sim.scenarios()).some((s) => s.created_at_ms > back)) pushS = elapsed;
         return syncS !== null && pushS !== null ? true : undefined;
@@ -78,10 +95,14 @@ export const redisRestart: Experiment = {
       if (resumedSync === null || resumedSync > RESUME_LIMIT_S)
         problems.push(`syncs did not resume within ${RESUME_LIMIT_S} s (${resumedSync ?? "never, in 60"} s)`);
       if (resumedPush === null || resumedPush > RESUME_LIMIT_S)
-        problems.push(`pushes did not resume within ${RESUME_LIMIT_S} s (${resumedPush ?? "never, in 60"} s)`);
+        problems.push(
+          `pushes did not resume within ${RESUME_LIMIT_S} s (${resumedPush ?? "never, in 60"} s)`,
+        );
       const settled = await until(
         async () =>
-          (await db.scalar("SELECT count(*) FROM scenario_requests WHERE status NOT IN ('created', 'exists', 'failed')")) === 0
+          (await db.scalar(
+            "SELECT count(*) FROM scenario_requests WHERE status NOT IN ('created', 'exists', 'failed')",
+          )) === 0
             ? true
             : undefined,
         Math.max(120_000, (rows.length / 10) * 2000),
@@ -90,7 +111,10 @@ export const redisRestart: Experiment = {
       if (!settled) problems.push("the push did not settle after Redis came back");
       const agree = await agreement(sim, db, rows);
       problems.push(...agree.problems);
-      const after = await db.scalar("SELECT count(*) FROM sync_runs WHERE status = 'succeeded' AND started_at > ?", backIso);
+      const after = await db.scalar(
+        "SELECT count(*) FROM sync_runs WHERE status = 'succeeded' AND started_at > ?",
+        backIso,
+      );
       const f = (s: number | null) => (s === null ? "never" : `${s.toFixed(1)} s`);
       const figure =
         `redis restart (kill -9 mid-run, ${OUTAGE_MS / 1000} s outage, back empty): schedules resumed in ${f(resumedSync)}, ` +

@@ -18,7 +18,10 @@ async function edit(sim: Simulator, companyId: number, ids: number[], suffix: st
   await parallel(ids, 8, async (id) => {
     const plan = await sim.adminJson<Record<string, unknown>>("GET", `companies/${companyId}/plans/${id}`);
     const name = String(plan.plan_name).replace(/ \[.*\]$/, "");
-    await sim.adminJson("PUT", `companies/${companyId}/plans/${id}`, { ...plan, plan_name: `${name} [${suffix}]` });
+    await sim.adminJson("PUT", `companies/${companyId}/plans/${id}`, {
+      ...plan,
+      plan_name: `${name} [${suffix}]`,
+    });
   });
 }
 
@@ -28,7 +31,16 @@ export const twoWriters: Experiment = {
   async run(ctx: Ctx): Promise<Outcome> {
     const rounds = ctx.sizes.writerRounds;
     const problems: string[] = [];
-    const sim = await startSimulator(["--companies", "1", "--plans", "2000", "--reports", "0", "--seed", "5"]);
+    const sim = await startSimulator([
+      "--companies",
+      "1",
+      "--plans",
+      "2000",
+      "--reports",
+      "0",
+      "--seed",
+      "5",
+    ]);
     try {
       const company = sim.companies[0];
       if (!company) throw new Error("no company");
@@ -47,7 +59,10 @@ export const twoWriters: Experiment = {
       const { planIds } = await sim.adminJson<{ planIds: number[] }>("GET", `companies/${company.id}/plans`);
       const marker = planIds[0] as number;
       const nameOf = async (id: number) =>
-        String((await db.rows<{ plan_name: string }>("SELECT plan_name FROM plans WHERE id = ?", id))[0]?.plan_name);
+        String(
+          (await db.rows<{ plan_name: string }>("SELECT plan_name FROM plans WHERE id = ?", id))[0]
+            ?.plan_name,
+        );
       const tally: Record<string, number> = {};
       const count = (k: string) => {
         tally[k] = (tally[k] ?? 0) + 1;
@@ -93,7 +108,9 @@ export const twoWriters: Experiment = {
         const got = await nameOf(marker);
         if (want === null) problems.push(`round ${round}: neither run applied (A ${sa}, B ${sb})`);
         else if (!got.endsWith(`[${want}]`))
-          problems.push(`round ${round}: mirror has "${got}", the newest applied snapshot says [${want}] (A ${sa}, B ${sb})`);
+          problems.push(
+            `round ${round}: mirror has "${got}", the newest applied snapshot says [${want}] (A ${sa}, B ${sb})`,
+          );
         else newest++;
         // A stale snapshot may not be applied over a newer one: superseded, or skipped.
         if (sa === "succeeded" && sb === "succeeded" && !got.endsWith(`[${round}B]`))
@@ -105,7 +122,8 @@ export const twoWriters: Experiment = {
       const last = await sync().done;
       if (last.code !== 0) problems.push(`clean sync exited ${last.code}: ${last.stdout}`);
       const service = new Map<number, string>();
-      const ids = (await sim.adminJson<{ planIds: number[] }>("GET", `companies/${company.id}/plans`)).planIds;
+      const ids = (await sim.adminJson<{ planIds: number[] }>("GET", `companies/${company.id}/plans`))
+        .planIds;
       await parallel(ids, 16, async (id) => {
         service.set(id, JSON.stringify(await sim.adminJson("GET", `companies/${company.id}/plans/${id}`)));
       });
@@ -113,7 +131,8 @@ export const twoWriters: Experiment = {
         "SELECT v.id, v.raw_json FROM plan_versions v JOIN plans p ON p.id = v.id WHERE v.valid_to IS NULL AND p.deleted_at IS NULL",
       );
       let differ = 0;
-      for (const m of mirror) if (service.get(Number(m.id)) !== JSON.stringify(JSON.parse(m.raw_json))) differ++;
+      for (const m of mirror)
+        if (service.get(Number(m.id)) !== JSON.stringify(JSON.parse(m.raw_json))) differ++;
       if (mirror.length !== service.size || differ > 0)
         problems.push(`final mirror: ${mirror.length} live plans, service ${service.size}, ${differ} differ`);
       const history = await integrityProblems(db);
