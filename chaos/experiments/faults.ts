@@ -22,7 +22,7 @@ const FAULTS = [
   "--slow-ms",
   String(TIMEOUT_MS * 2),
   "--rate-limit-rate",
-  "0.01",
+  "0.02",
   "--rate-limit-burst",
   "5",
   "--retry-after",

@@ -54,7 +54,7 @@ export const pushKill: Experiment = {
         run.kill("SIGKILL");
         await run.done;
         kills++;
-        inFlight += await db.scalar("SELECT count(*) FROM scenario_requests WHERE in_flight = 1");
+        inFlight += await db.scalar("SELECT count(*) FROM scenario_requests WHERE in_flight");
       }
       const createdAtKills = (await sim.scenarios()).length;
       ctx.note(`${kills} kills, ${inFlight} creates in flight at them, ${createdAtKills} created so far`);

@@ -70,7 +70,7 @@ export const redisRestart: Experiment = {
       if (!warm) throw new Error("the daemon did not sync and push before the outage");
       await redis.stop();
       const createdAtKill = (await sim.scenarios()).length;
-      const inFlight = await db.scalar("SELECT count(*) FROM scenario_requests WHERE in_flight = 1");
+      const inFlight = await db.scalar("SELECT count(*) FROM scenario_requests WHERE in_flight");
       ctx.note(
         `Redis killed with ${createdAtKill} created and ${inFlight} in flight; back in ${OUTAGE_MS / 1000} s, empty`,
       );

@@ -104,12 +104,10 @@ export const syncKill: Experiment = {
       const flip = await flipper(sim, company.id, company.reportIds[0], ctx);
       const chaos = await ctx.dbs.fresh();
       const reference = await ctx.dbs.fresh();
-      const calibration = await ctx.dbs.fresh();
       const over = { sync: { lease: "10s" } };
       const cfg = (name: string, db: Db) => ctx.writeConfig(name, simConfig(sim, db.database, over));
       const chaosCfg = cfg("chaos.json", chaos);
       const refCfg = cfg("reference.json", reference);
-      const calCfg = cfg("calibration.json", calibration);
       const sync = async (config: string, what: string) => {
         const started = Date.now();
         const res = await cli(["sync", "--log-level", "debug", "--config", config]);
@@ -125,14 +123,15 @@ export const syncKill: Experiment = {
       ctx.note(`initial syncs of ${plans} plans`);
       await sync(chaosCfg, "initial sync");
       await sync(refCfg, "reference sync");
-      // How long a run and its apply take when the service flips (the kill window).
-      await sync(calCfg, "calibration sync");
+      // How long a run and its apply take when the service flips (the kill window), measured
+      // on both databases, which stay in step.
       await flip.set("B");
-      const cal = await sync(calCfg, "calibration sync after a flip");
-      await flip.set("A");
+      const cal = await sync(chaosCfg, "calibration sync after a flip");
+      await sync(refCfg, "reference sync after a flip");
       ctx.note(`calibration: a sync of the flip takes ${cal.totalMs} ms, its apply ${cal.applyMs} ms`);
-      let simState: State = "A";
-      let chaosState: State = "A";
+      let simState: State = "B";
+      let chaosState: State = "B";
+      let current: Awaited<ReturnType<typeof dump>> | null = null;
       const counts = {
         kills: 0,
         apply: 0,
@@ -150,7 +149,7 @@ export const syncKill: Experiment = {
           await flip.set(target);
           simState = target;
         }
-        const before = await dump(chaos);
+        const before = current ?? (await dump(chaos));
         const towardApply = ctx.rnd.next() < 0.7;
         const run = startCli(["sync", "--log-level", "debug", "--config", chaosCfg]);
         if (towardApply) {
@@ -176,6 +175,7 @@ export const syncKill: Experiment = {
         if (integrity.length === 0) counts.integrityOk++;
         else problems.push(`after kill ${counts.kills}: ${integrity.join("; ")}`);
         const after = await dump(chaos);
+        current = after;
         if (after.digest === before.digest) {
           if (res.signal === "SIGKILL") counts.rolledBack++;
           if (res.signal !== "SIGKILL")
