@@ -3,6 +3,7 @@
  * created scenarios, tokens, fault settings and request counts. HTTP handlers and tests both
  * go through this object; nothing else holds simulator data.
  */
+import { setMaxListeners } from "node:events";
 import { DEFAULT_FAULTS, FaultDice, type FaultOptions } from "./faults.js";
 import { generateCompany } from "./generate.js";
 import { JsonList } from "./json-list.js";
@@ -11,6 +12,11 @@ import { deriveSeed } from "./prng.js";
 import { ScenarioStore } from "./scenarios.js";
 import { RequestStats } from "./stats.js";
 import { TokenStore } from "./tokens.js";
+
+function unlimitedListeners(controller: AbortController): AbortController {
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
 
 export interface SimCompanyInfo {
   id: number;
@@ -43,8 +49,12 @@ export class SimulatorState {
   readonly tokens: TokenStore;
   readonly stats = new RequestStats();
   readonly dice: FaultDice;
-  /** Aborted when the server closes: ends fault delays, so no timer outlives the simulator. */
-  readonly closing = new AbortController();
+  /**
+   * Aborted when the server closes: ends fault delays, so no timer outlives the simulator.
+   * Every held request listens to it, so it may have any number of listeners (Node warns of
+   * a leak beyond 10).
+   */
+  readonly closing = unlimitedListeners(new AbortController());
   private currentFaults: FaultOptions;
   /** 429s still owed by the current rate-limit burst. */
   private burstLeft = 0;

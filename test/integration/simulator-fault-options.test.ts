@@ -99,6 +99,28 @@ describe("planListDelayMs", () => {
   });
 });
 
+describe("many held requests", () => {
+  it("holds 30 at once without a MaxListenersExceededWarning", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on("warning", onWarning);
+    try {
+      await putFaults({ planListDelayMs: LONG });
+      const before = await held();
+      const abort = new AbortController();
+      const lists = Array.from({ length: 30 }, () => plans(abort.signal).catch(() => null));
+      await expect.poll(held).toBe(before + 30);
+      abort.abort();
+      for (const l of lists) expect(await l).toBeNull();
+      // A warning is emitted on the next tick: let one pass.
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning"))).toEqual([]);
+  });
+});
+
 describe("planListDelayOnceMs", () => {
   it("holds the next GET /api/plans only, then resets itself to 0", async () => {
     const res = await putFaults({ planListDelayOnceMs: LONG });
