@@ -151,6 +151,7 @@ export const syncKill: Experiment = {
         }
         const before = current ?? (await dump(chaos));
         const towardApply = ctx.rnd.next() < 0.7;
+        const roundStart = Date.now();
         const run = startCli(["sync", "--log-level", "debug", "--config", chaosCfg]);
         if (towardApply) {
           const line = await run.waitForLog((l) => l.msg === APPLYING);
@@ -170,12 +171,17 @@ export const syncKill: Experiment = {
           else counts.after++;
         }
         const res = await run.done;
+        const killedAt = Date.now() - roundStart;
         await quiet(chaos);
         const integrity = await integrityProblems(chaos);
         if (integrity.length === 0) counts.integrityOk++;
         else problems.push(`after kill ${counts.kills}: ${integrity.join("; ")}`);
         const after = await dump(chaos);
         current = after;
+        const verdict = after.digest === before.digest ? "nothing written" : "written";
+        ctx.note(
+          `run ${attempt + 1}: ${towardApply ? "after 'applying'" : "at random"}, ${res.signal === "SIGKILL" ? `killed at ${killedAt} ms` : "finished first"}: ${verdict} (${Date.now() - roundStart} ms with checks)`,
+        );
         if (after.digest === before.digest) {
           if (res.signal === "SIGKILL") counts.rolledBack++;
           if (res.signal !== "SIGKILL")
