@@ -17,7 +17,7 @@ import { redisRestart } from "./experiments/redis-restart.js";
 import { syncKill } from "./experiments/sync-kill.js";
 import { twoWriters } from "./experiments/two-writers.js";
 import { Databases, postgresProblem, REDIS_URL, type StoreName } from "./support/db.js";
-import { Random } from "./support/proc.js";
+import { killAll, Random } from "./support/proc.js";
 
 const EXPERIMENTS: Experiment[] = [syncKill, pushKill, faults, twoWriters, redisRestart];
 
@@ -129,10 +129,21 @@ async function main(): Promise<number> {
 
   const results: { name: string; store: StoreName; outcome: Outcome }[] = [];
   const rnd = new Random(seed);
+  let current: { dbs: Databases; prefixes: string[] } | null = null;
+  // Stopped (Ctrl+C): no process, database or key of ours is left behind.
+  for (const signal of ["SIGINT", "SIGTERM"] as const)
+    process.once(signal, () => {
+      process.stderr.write(`chaos: ${signal} received: stopping, cleaning up\n`);
+      killAll();
+      const c = current;
+      const cleanup = c ? Promise.all([deletePrefixes(c.prefixes), c.dbs.cleanup()]) : Promise.resolve();
+      cleanup.finally(() => process.exit(signal === "SIGINT" ? 130 : 143));
+    });
   for (const store of stores) {
     for (const experiment of experiments) {
       const dbs = new Databases(store);
       const prefixes: string[] = [];
+      current = { dbs, prefixes };
       const t0 = Date.now();
       const note = (msg: string) =>
         process.stderr.write(

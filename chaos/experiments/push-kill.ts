@@ -36,7 +36,7 @@ export const pushKill: Experiment = {
           queuePrefix: ctx.prefix(),
           logLevel: "warn",
           http: { timeoutMs: 10_000, maxAttempts: 3, maxRequestsPerSecond: 2000 },
-          push: { ratePerSecond: 150, concurrency: 8, maxAttempts: 10, lockDurationMs: 2000 },
+          push: { ratePerSecond: 250, concurrency: 8, maxAttempts: 10, lockDurationMs: 2000 },
         }),
       );
       const rows = chainRows("pk", Math.ceil(pushRows / 5), company.id, company.projectIds);

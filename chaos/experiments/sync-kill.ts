@@ -71,12 +71,16 @@ async function flipper(
   };
 }
 
-/** On PostgreSQL, waits until no other session works on the database (a killed client's rollback or commit). */
+/**
+ * On PostgreSQL, waits until no other session is busy on the database: the killed client's
+ * session ends its transaction (rollback, or a commit already sent) once it sees the socket gone.
+ */
 async function quiet(db: Db): Promise<void> {
   if (db.store !== "postgres") return;
   await until(async () => {
     const n = await db.scalar(
-      "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+      `SELECT count(*) FROM pg_stat_activity
+       WHERE datname = current_database() AND pid <> pg_backend_pid() AND state IS DISTINCT FROM 'idle'`,
     );
     return n === 0 ? true : undefined;
   }, 15_000);

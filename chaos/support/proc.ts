@@ -12,6 +12,36 @@ export const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** Every child process still running, so that a stopped runner leaves none behind. */
+const running = new Set<ChildProcess>();
+
+function track(child: ChildProcess): ChildProcess {
+  running.add(child);
+  child.once("exit", () => running.delete(child));
+  return child;
+}
+
+const stopHooks = new Set<() => void>();
+
+/** Runs `hook` if the runner is stopped while `fn` runs (to kill what it started). */
+export async function whileStoppable<T>(hook: () => void, fn: () => Promise<T>): Promise<T> {
+  stopHooks.add(hook);
+  try {
+    return await fn();
+  } finally {
+    stopHooks.delete(hook);
+  }
+}
+
+/** Kills (SIGKILL) every child process still running; a stopped process resumes first. */
+export function killAll(): void {
+  for (const hook of stopHooks) hook();
+  for (const child of running) {
+    child.kill("SIGCONT");
+    child.kill("SIGKILL");
+  }
+}
+
 export interface LogLine {
   level: number;
   msg: string;
@@ -40,11 +70,13 @@ export interface RunningCli {
 /** Starts `node dist/src/bin.js ...args` (JSON logs on stderr). */
 export function startCli(args: string[], env: NodeJS.ProcessEnv = {}): RunningCli {
   const { TAS_CONFIG: _ignored, ...base } = process.env;
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: ROOT,
-    env: { ...base, TAS_LOG_FORMAT: "json", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = track(
+    spawn(process.execPath, [BIN, ...args], {
+      cwd: ROOT,
+      env: { ...base, TAS_LOG_FORMAT: "json", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+  );
   let stdout = "";
   let stderr = "";
   const logs: LogLine[] = [];
@@ -149,9 +181,11 @@ export interface Simulator {
 
 /** `tas-sync simulate --json` in a child process (its CPU is not ours). */
 export async function startSimulator(args: string[]): Promise<Simulator> {
-  const proc = spawn(process.execPath, [BIN, "simulate", "--json", "--port", "0", ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const proc = track(
+    spawn(process.execPath, [BIN, "simulate", "--json", "--port", "0", ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+  );
   let stderr = "";
   proc.stderr?.on("data", (d) => {
     stderr = (stderr + d).slice(-4000);

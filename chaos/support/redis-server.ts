@@ -70,6 +70,11 @@ export class OwnRedis {
     this.#child = null;
   }
 
+  /** Kills it at once without waiting (a runner that is being stopped). */
+  killNow(): void {
+    this.#child?.kill("SIGKILL");
+  }
+
   async answers(): Promise<boolean> {
     const probe = new Redis(this.url, {
       lazyConnect: true,
