@@ -1,0 +1,35 @@
+#!/usr/bin/env node
+/**
+ * Bundles the compiled CLI (dist/src/bin.js, from tsc) into dist/cli/: our own modules and zod
+ * in a few files instead of ~270, because resolving and reading that many small files is most
+ * of a short command's start-up (`push --dry-run` of a small file: see `npm run bench:startup`).
+ * Lazy command loading survives: every dynamic import() becomes its own chunk (splitting).
+ * Every other dependency stays external: loaded from node_modules as usual (native addons,
+ * worker-thread transports, packages that read files beside their own modules).
+ * Run by `npm run build`, after tsc.
+ */
+import { rmSync } from "node:fs";
+import { build } from "esbuild";
+
+const root = new URL("..", import.meta.url).pathname;
+const pkg = (await import("../package.json", { with: { type: "json" } })).default;
+const BUNDLED = new Set(["zod"]);
+const external = Object.keys(pkg.dependencies)
+  .filter((name) => !BUNDLED.has(name))
+  .flatMap((name) => [name, `${name}/*`]);
+
+rmSync(`${root}dist/cli`, { recursive: true, force: true });
+await build({
+  entryPoints: [`${root}dist/src/bin.js`],
+  outdir: `${root}dist/cli`,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  external,
+  // Node built-ins and the shebang are kept as they are; chunk names say what they hold.
+  chunkNames: "chunks/[name]-[hash]",
+  logLevel: "warning",
+  legalComments: "none",
+});
