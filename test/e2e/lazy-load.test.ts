@@ -61,6 +61,21 @@ function loaded(args: string[], bin = TSC_BIN): string[] {
   return readFileSync(log, "utf8").split("\n").filter(Boolean);
 }
 
+/** `push --dry-run` of the example seed file, with a config whose database is never opened. */
+function dryRun(): string[] {
+  const config = join(dir, "config.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      baseUrl: "http://127.0.0.1:9/R",
+      database: join(dir, "never.db"),
+      auth: { token: "t" },
+      companies: [{ id: 5251 }],
+    }),
+  );
+  return ["push", "--dry-run", "--config", config, join(ROOT, "examples/scenarios.ndjson")];
+}
+
 const CATALOGUE = new Set([
   "bin.js",
   "cli.js",
@@ -93,17 +108,7 @@ describe("what the CLI loads", () => {
   });
 
   it("loads no Redis, HTTP, SQLite or logging library for push --dry-run", () => {
-    const config = join(dir, "config.json");
-    writeFileSync(
-      config,
-      JSON.stringify({
-        baseUrl: "http://127.0.0.1:9/R",
-        database: join(dir, "never.db"),
-        auth: { token: "t" },
-        companies: [{ id: 5251 }],
-      }),
-    );
-    const urls = loaded(["push", "--dry-run", "--config", config, join(ROOT, "examples/scenarios.ndjson")]);
+    const urls = loaded(dryRun());
     const packages = new Set(
       urls.map((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u)?.[1]).filter(Boolean),
     );
@@ -140,20 +145,7 @@ describe("what the shipped bundle loads", () => {
   });
 
   it("loads nothing from node_modules for push --dry-run: zod is in the bundle", () => {
-    const config = join(dir, "config-bundle.json");
-    writeFileSync(
-      config,
-      JSON.stringify({
-        baseUrl: "http://127.0.0.1:9/R",
-        database: join(dir, "never.db"),
-        auth: { token: "t" },
-        companies: [{ id: 5251 }],
-      }),
-    );
-    const urls = loaded(
-      ["push", "--dry-run", "--config", config, join(ROOT, "examples/scenarios.ndjson")],
-      BIN,
-    );
+    const urls = loaded(dryRun(), BIN);
     expect(urls.filter((u) => u.includes("/node_modules/"))).toEqual([]);
     expect(chunks(urls).some((c) => /^chunks\/push-[A-Z0-9]+\.js$/.test(c))).toBe(true);
     expect(chunks(urls).filter((c) => /^chunks\/(push-submit|sqlite|postgres|log)-/.test(c))).toEqual([]);
