@@ -201,6 +201,13 @@ describe.each(storeKinds())("secrets on $name", (kind) => {
     const redisPassword = `redis-${tag}`;
     const redis = await OwnRedis.start({ password: redisPassword });
     cleanups.push(() => redis.close());
+    // Every command the run sends to Redis (jobs that are removed when done leave no key).
+    const sent: string[] = [];
+    const monitor = await new Redis(redis.url, { maxRetriesPerRequest: 1 }).monitor();
+    cleanups.push(() => monitor.disconnect());
+    monitor.on("monitor", (_time: string, args: string[]) => {
+      sent.push(args.join(" "));
+    });
     const hookToken = `hook-${tag}`;
     const hook = await webhookReceiver(hookToken);
     const serverPassword = `srv-${tag}`;
@@ -396,6 +403,7 @@ describe.each(storeKinds())("secrets on $name", (kind) => {
     cleanups.push(() => client.disconnect());
     const keys = await redisDump(client);
     for (const [key, bytes] of keys) search.search(`Redis key ${key}`, bytes);
+    search.search("the commands sent to Redis", sent.join("\n"));
     for (const r of hook.received) {
       // The receiver's own URL is the secret, by design; what was sent to it must hold none.
       search.search("a webhook request's headers", JSON.stringify(r.headers));
@@ -415,6 +423,8 @@ describe.each(storeKinds())("secrets on $name", (kind) => {
     expect(hook.received.length).toBeGreaterThanOrEqual(2);
     expect([...keys.keys()].every((k) => k.startsWith(`${prefix}:`))).toBe(true);
     expect([...keys.keys()].some((k) => k.startsWith(`${prefix}:push:`))).toBe(true);
+    // The push jobs' data went through Redis (the row keys), though their jobs are gone.
+    expect(sent.some((c) => c.includes('"key":"two-a"'))).toBe(true);
     if (kind.name === "sqlite") expect(files.some((f) => f.endsWith(".db"))).toBe(true);
     const data = new SecretSearch([{ name: "a username", value: first.username }]);
     for (const [name, text] of tables) data.search(`table ${name}`, text);
