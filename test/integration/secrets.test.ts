@@ -203,8 +203,12 @@ describe.each(storeKinds())("secrets on $name", (kind) => {
     cleanups.push(() => redis.close());
     // Every command the run sends to Redis (jobs that are removed when done leave no key).
     const sent: string[] = [];
-    const monitor = await new Redis(redis.url, { maxRetriesPerRequest: 1 }).monitor();
-    cleanups.push(() => monitor.disconnect());
+    const watcher = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    const monitor = await watcher.monitor(); // a connection of its own
+    cleanups.push(() => {
+      monitor.disconnect();
+      watcher.disconnect();
+    });
     monitor.on("monitor", (_time: string, args: string[]) => {
       sent.push(args.join(" "));
     });
@@ -357,6 +361,18 @@ describe.each(storeKinds())("secrets on $name", (kind) => {
     const daemonRun = await daemon.exited;
     runs.push(["daemon", daemonRun]);
     expect(daemonRun.code, daemonRun.stderr.slice(-2000)).toBe(0);
+
+    // Refused credentials: a wrong password (token endpoint 401) and a wrong static token (API
+    // 401). Both carry the tag, so error messages that echo them would be found.
+    const refused = await cli(["sync", "--config", config, "--log-level", "debug"], {
+      ...env,
+      T_PASSWORD: `wrong-pass-${tag}`,
+      T_TOKEN: `wrong-token-${tag}`,
+    });
+    runs.push(["sync with refused credentials", refused]);
+    expect(refused.code, refused.stderr).not.toBe(0);
+    expect(refused.stdout).toContain("token: HTTP 401 INVALID_CLIENT");
+    expect(refused.stdout).toContain("HTTP 401 UNAUTHORIZED");
 
     const status = await run("status", "--json");
     runs.push(["status --json", status]);
