@@ -1,10 +1,11 @@
 /**
  * No secret leaks, on SQLite and PostgreSQL: the built CLI runs `sync`, `push --wait`, a
  * `daemon` (scheduled syncs, a queued push, /metrics and /queues behind basic auth, webhook
- * alerts) and `status` / `push-failures`, all at log level debug, with every secret unique to
- * the run. Then every form of every secret (see test/support/secrets.ts) is hunted in the
- * logs and output, every file the run left (the SQLite database with its -wal/-shm, spool
- * files), every table of the database dumped as text, every Redis key with its values, what
+ * alerts), a `sync` whose credentials are refused, `status` and `push-failures`, all at log
+ * level debug, with every secret unique to the run. Then every form of every secret (see
+ * test/support/secrets.ts) is hunted in the logs and output, every file the run left (the
+ * SQLite database with its -wal/-shm, spool files), every table of the database dumped as
+ * text, every command sent to Redis (MONITOR) and every key left there with its values, what
  * the webhook receiver got and what the HTTP server answered. Nothing may be found; a planted
  * secret and the data the run did write must be found, so the search can fail.
  *
