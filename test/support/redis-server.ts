@@ -1,6 +1,7 @@
 /**
  * A redis-server of the test's own, on a free port, that the test can stop and start again
- * (empty: nothing is kept on disk), to prove behaviour across Redis outages. Never the shared one.
+ * (empty: nothing is kept on disk), to prove behaviour across Redis outages, or that asks for
+ * a password (`requirepass`). Never the shared one.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -22,16 +23,21 @@ export class OwnRedis {
   readonly #dir = mkdtempSync(join(tmpdir(), "tas-redis-"));
   #child: ChildProcess | null = null;
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    readonly password?: string,
+  ) {}
 
-  static async start(): Promise<OwnRedis> {
-    const r = new OwnRedis(await freePort());
+  /** With `password`, clients must AUTH with it (then `url` carries it, percent-encoded). */
+  static async start(opts: { password?: string } = {}): Promise<OwnRedis> {
+    const r = new OwnRedis(await freePort(), opts.password);
     await r.start();
     return r;
   }
 
   get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
+    const auth = this.password === undefined ? "" : `:${encodeURIComponent(this.password)}@`;
+    return `redis://${auth}127.0.0.1:${this.port}`;
   }
 
   /** Starts (again, empty) and resolves once it answers PING. */
@@ -49,6 +55,7 @@ export class OwnRedis {
         "no",
         "--dir",
         this.#dir,
+        ...(this.password === undefined ? [] : ["--requirepass", this.password]),
       ],
       { stdio: "ignore" },
     );
