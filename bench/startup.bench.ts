@@ -12,7 +12,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fmt, verdict } from "./support.js";
 
-const BIN = fileURLToPath(new URL("../src/bin.js", import.meta.url));
+/** The shipped bin: tsc's output bundled by scripts/bundle.mjs. */
+const BIN = fileURLToPath(new URL("../cli/bin.js", import.meta.url));
+/** tsc's output as it is, one file per module: what the bundle saves. */
+const UNBUNDLED = fileURLToPath(new URL("../src/bin.js", import.meta.url));
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 15);
 const TARGET = 2;
@@ -87,6 +90,11 @@ async function main(): Promise<void> {
       { name: "tas-sync push --help", args: [BIN, "push", "--help"] },
       { name: "tas-sync sync --help", args: [BIN, "sync", "--help"] },
       { name: "tas-sync push --dry-run (3 rows)", args: [BIN, "push", "--dry-run", "-c", config, seed] },
+      {
+        name: "(reference) dry-run unbundled",
+        args: [UNBUNDLED, "push", "--dry-run", "-c", config, seed],
+        reference: true,
+      },
       // The floor of any command that reads the config or a seed file: both are zod schemas.
       {
         name: "(reference) node + import zod",

@@ -11,7 +11,7 @@ export interface SpawnedSimulator {
   stop(): Promise<void>;
 }
 
-const BIN = fileURLToPath(new URL("../src/bin.js", import.meta.url));
+const BIN = fileURLToPath(new URL("../cli/bin.js", import.meta.url));
 
 /** Runs `tas-sync simulate --json` in a child process, so its CPU is not ours. */
 export async function spawnSimulator(args: string[]): Promise<SpawnedSimulator> {

@@ -1,5 +1,5 @@
 /**
- * Real processes for the chaos runner: the built CLI (`dist/src/bin.js`) with its JSON log
+ * Real processes for the chaos runner: the built CLI as shipped (`dist/cli/bin.js`) with its JSON log
  * lines parsed as they arrive, and `tas-sync simulate --json` in a child process with helpers
  * for its admin endpoints.
  */
@@ -7,7 +7,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
-export const BIN = fileURLToPath(new URL("../../src/bin.js", import.meta.url));
+/** The CLI as shipped: tsc output bundled by scripts/bundle.mjs (`npm run build`). */
+export const BIN = fileURLToPath(new URL("../../cli/bin.js", import.meta.url));
 export const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

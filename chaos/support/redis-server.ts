@@ -1,7 +1,8 @@
 /**
  * A redis-server of the caller's own (a test, a chaos experiment), on a free port, that it can
  * stop and start again (empty: nothing is kept on disk), to prove behaviour across Redis
- * outages. Never the shared one. Used by test/ and chaos/.
+ * outages, or that asks for a password (`requirepass`). Never the shared one. Used by test/
+ * (through test/support/redis-server.ts) and chaos/.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -23,16 +24,21 @@ export class OwnRedis {
   readonly #dir = mkdtempSync(join(tmpdir(), "tas-redis-"));
   #child: ChildProcess | null = null;
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    readonly password?: string,
+  ) {}
 
-  static async start(): Promise<OwnRedis> {
-    const r = new OwnRedis(await freePort());
+  /** With `password`, clients must AUTH with it (then `url` carries it, percent-encoded). */
+  static async start(opts: { password?: string } = {}): Promise<OwnRedis> {
+    const r = new OwnRedis(await freePort(), opts.password);
     await r.start();
     return r;
   }
 
   get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
+    const auth = this.password === undefined ? "" : `:${encodeURIComponent(this.password)}@`;
+    return `redis://${auth}127.0.0.1:${this.port}`;
   }
 
   /** Starts (again, empty) and resolves once it answers PING. */
@@ -50,6 +56,7 @@ export class OwnRedis {
         "no",
         "--dir",
         this.#dir,
+        ...(this.password === undefined ? [] : ["--requirepass", this.password]),
       ],
       { stdio: "ignore" },
     );

@@ -57,7 +57,7 @@ export async function blockingRoot(outbox: OutboxStore, key: string): Promise<st
   let current = key;
   for (;;) {
     const row = await outbox.get(current);
-    if (!row || row.status !== "blocked" || row.parentKey === null || seen.has(current)) return current;
+    if (row?.status !== "blocked" || row.parentKey === null || seen.has(current)) return current;
     seen.add(current);
     current = row.parentKey;
   }

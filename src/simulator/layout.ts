@@ -30,15 +30,17 @@ export interface CompanyLayout {
   firstAppId: number;
 }
 
-export function companyLayout(index: number, plans: number, reports: number): CompanyLayout {
+/** `secretTag` (alphanumeric, "" for none) ends the password and the static token. */
+export function companyLayout(index: number, plans: number, reports: number, secretTag = ""): CompanyLayout {
   const id = FIRST_COMPANY_ID + index;
+  const tag = secretTag === "" ? "" : `-${secretTag}`;
   const firstPlanId = FIRST_PLAN_ID + index * (plans + DELETED_PLANS_PER_COMPANY);
   return {
     index,
     id,
     username: `user${id}`,
-    password: `pass-${id}`,
-    staticToken: `sim-token-${id}`,
+    password: `pass-${id}${tag}`,
+    staticToken: `sim-token-${id}${tag}`,
     projectIds: Array.from({ length: PROJECTS_PER_COMPANY }, (_, p) => id * 10 + p + 1),
     firstPlanId,
     planCount: plans,

@@ -4,7 +4,7 @@
  * client that sends them another way fails here as it would against the real server.
  */
 import { timingSafeEqual } from "node:crypto";
-import { type RequestContext, SIM_CLIENT_ID, SIM_CLIENT_SECRET } from "./context.js";
+import { type RequestContext, SIM_CLIENT_ID } from "./context.js";
 import { headerValue, sendError, sendJson } from "./http.js";
 
 const DEFAULT_SCOPE = "read write";
@@ -38,7 +38,7 @@ function invalidClient(ctx: RequestContext, description: string): void {
 export function handleToken(ctx: RequestContext): void {
   const { req, res, state } = ctx;
   const client = basicClient(headerValue(req, "authorization"));
-  if (!client || !sameText(client.id, SIM_CLIENT_ID) || !sameText(client.secret, SIM_CLIENT_SECRET)) {
+  if (!client || !sameText(client.id, SIM_CLIENT_ID) || !sameText(client.secret, state.clientSecret)) {
     invalidClient(ctx, "Bad client credentials");
     return;
   }

@@ -28,6 +28,11 @@ export interface SimulatorOptions {
   tokenTtlSeconds?: number;
   faults?: Partial<FaultOptions>;
   basePath?: string;
+  /**
+   * Alphanumeric text woven into the client secret (`clientSecret`), every company's password
+   * and static token, for tests that search for leaked secrets. None by default.
+   */
+  secretTag?: string;
 }
 
 export interface RunningSimulator {
@@ -39,6 +44,8 @@ export interface RunningSimulator {
   /** Companies as they were at start (see GET __admin/companies for the current view). */
   companies: SimCompanyInfo[];
   close(): Promise<void>;
+  /** The OAuth2 client secret it accepts (SIM_CLIENT_SECRET unless `secretTag` was given). */
+  clientSecret: string;
   /** In-process access to the model, for tests. */
   state: SimulatorState;
 }
@@ -72,6 +79,8 @@ function listen(server: Server, port: number, host: string): Promise<number> {
 
 /** Generates the data, starts listening and resolves once the server accepts connections. */
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<RunningSimulator> {
+  if (opts.secretTag !== undefined && !/^[A-Za-z0-9]+$/.test(opts.secretTag))
+    throw new RangeError("secretTag must be letters and digits");
   const faults = parseFaultPatch(opts.faults ?? {});
   if (!faults.ok) throw new RangeError(faults.error);
   const state = new SimulatorState({
@@ -81,6 +90,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     seed: count("seed", opts.seed, 1, 0),
     tokenTtlSeconds: count("tokenTtlSeconds", opts.tokenTtlSeconds, 3600, 1),
     faults: { ...DEFAULT_FAULTS, ...faults.patch },
+    ...(opts.secretTag === undefined ? {} : { secretTag: opts.secretTag }),
   });
   // Build the plan bodies now so the first GET /api/plans costs no more than the next one.
   for (const plans of state.plans.values()) plans.body();
@@ -110,5 +120,13 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     return closing;
   };
 
-  return { baseUrl, tokenUrl: `${baseUrl}/oauth/token`, port, companies: state.companyInfo(), close, state };
+  return {
+    baseUrl,
+    tokenUrl: `${baseUrl}/oauth/token`,
+    port,
+    companies: state.companyInfo(),
+    clientSecret: state.clientSecret,
+    close,
+    state,
+  };
 }

@@ -4,6 +4,7 @@
  * go through this object; nothing else holds simulator data.
  */
 import { setMaxListeners } from "node:events";
+import { SIM_CLIENT_SECRET } from "./context.js";
 import { DEFAULT_FAULTS, FaultDice, type FaultOptions } from "./faults.js";
 import { generateCompany } from "./generate.js";
 import { JsonList } from "./json-list.js";
@@ -34,12 +35,19 @@ export interface StateOptions {
   seed: number;
   tokenTtlSeconds: number;
   faults: FaultOptions;
+  /**
+   * Alphanumeric text woven into every secret the simulator knows: the OAuth2 client secret,
+   * each company's password and static token. A test then finds any leak of them by the tag.
+   */
+  secretTag?: string;
 }
 
 const FAULT_STREAM = 0xfa17;
 
 export class SimulatorState {
   readonly companies: readonly CompanyLayout[];
+  /** The OAuth2 client secret the token endpoint accepts (with the client id SIM_CLIENT_ID). */
+  readonly clientSecret: string;
   /** Plans per company id, in list order. */
   readonly plans = new Map<number, JsonList>();
   /** All reports, any company; `reportOwner` says whose each one is. */
@@ -60,8 +68,10 @@ export class SimulatorState {
   private burstLeft = 0;
 
   constructor(opts: StateOptions) {
+    const tag = opts.secretTag ?? "";
+    this.clientSecret = tag === "" ? SIM_CLIENT_SECRET : `${SIM_CLIENT_SECRET}-${tag}`;
     this.companies = Array.from({ length: opts.companies }, (_, k) =>
-      companyLayout(k, opts.plans, opts.reports),
+      companyLayout(k, opts.plans, opts.reports, tag),
     );
     this.companies.forEach((layout, k) => {
       // Company k's reports may also point at the next company's first plan (cross-company link).

@@ -96,6 +96,11 @@ export class TokenStore {
     return { ok: true, companyId: found.grant.companyId };
   }
 
+  /** Every access and refresh token issued and not yet forgotten, for tests that hunt leaks. */
+  issued(): string[] {
+    return [...this.access.keys(), ...this.refreshTokens.keys()];
+  }
+
   private purge(nowMs: number): void {
     this.issuedSincePurge = 0;
     for (const [token, t] of this.access) {

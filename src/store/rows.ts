@@ -3,6 +3,7 @@
  * whatever the dialect.
  */
 import type { syncRuns } from "../schema/sqlite/index.js";
+import type { SendableRow } from "./port-outbox.js";
 import type { CompanyRunState, OpenRun } from "./port-runs.js";
 
 type Run = typeof syncRuns.$inferSelect;
@@ -64,5 +65,39 @@ export function openRunOf(r: OpenRunRow): OpenRun {
     startedAt: r.startedAt,
     heartbeatAt: r.heartbeatAt,
     owner: r.ownerHost !== null && r.ownerPid !== null ? { host: r.ownerHost, pid: r.ownerPid } : null,
+  };
+}
+
+/**
+ * A create job's row joined with its parent (the parent's columns prefixed `p`, null without
+ * one), booleans already booleans: each adapter reads its dialect's form and converts.
+ */
+export interface SendableJoin extends Omit<SendableRow, "parent"> {
+  pStatus: SendableRow["status"] | null;
+  pScenarioId: number | null;
+  pScenarioJson: string | null;
+  pPayloadJson: string | null;
+}
+
+export function sendableOf(r: SendableJoin): SendableRow {
+  return {
+    status: r.status,
+    companyId: r.companyId,
+    projectId: r.projectId,
+    payloadJson: r.payloadJson,
+    parentKey: r.parentKey,
+    attempts: r.attempts,
+    inFlight: r.inFlight,
+    uncertain: r.uncertain,
+    parent:
+      r.parentKey !== null && r.pStatus !== null
+        ? {
+            key: r.parentKey,
+            status: r.pStatus,
+            scenarioId: r.pScenarioId,
+            scenarioJson: r.pScenarioJson,
+            payloadJson: r.pPayloadJson as string,
+          }
+        : null,
   };
 }

@@ -60,10 +60,10 @@ describe.each(storeKinds())("a sync killed with kill -9, on $name", (kind) => {
             "SELECT status, error FROM sync_runs",
           )
         )[0];
-      await until("the run to start", async () =>
-        (await status())?.status === "running" ? true : undefined,
+      // The run is recorded before the list is requested and the spool file opened: wait for both.
+      await until("the run to start and its spool to open", async () =>
+        (await status())?.status === "running" && spools().length === 1 ? true : undefined,
       );
-      expect(spools()).toHaveLength(1);
       sync.child.kill("SIGKILL");
       expect((await sync.done).signal).toBe("SIGKILL");
       expect((await status())?.status).toBe("running");

@@ -182,7 +182,10 @@ describe.each(storeKinds())("the push outbox on $name", (kind) => {
       expect(await outbox.get("orphan")).toMatchObject({ status: "blocked", errorCode: "PARENT_ID_UNKNOWN" });
       expect((await outbox.get("orphan"))?.lastError).toContain("tas-sync set-parent-id ghost <id>");
       // The grandchild waits for the same id: blocked too, or push --wait would never end.
-      expect(await outbox.get("grandorphan")).toMatchObject({ status: "blocked", errorCode: "PARENT_ID_UNKNOWN" });
+      expect(await outbox.get("grandorphan")).toMatchObject({
+        status: "blocked",
+        errorCode: "PARENT_ID_UNKNOWN",
+      });
       expect((await outbox.get("grandorphan"))?.lastError).toContain("tas-sync set-parent-id ghost <id>");
       expect(await outbox.counts("b")).toMatchObject({ blocked: 2, failed: 2 });
       expect(await outbox.unsettledCount("b")).toBe(0);

@@ -1,5 +1,6 @@
 /**
- * The built CLI (`node dist/src/bin.js`), rebuilt when src/ or jobs/ is newer than it. Test
+ * The built CLI as shipped (`node dist/cli/bin.js`: tsc's output in dist/src, bundled by
+ * scripts/bundle.mjs), rebuilt when src/ or jobs/ is newer than it. Test
  * files run in parallel workers: a lock directory makes one build at a time, and the others
  * wait for it and then find the build fresh.
  */
@@ -9,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
-export const BIN = join(ROOT, "dist/src/bin.js");
+export const BIN = join(ROOT, "dist/cli/bin.js");
 const LOCK = join(tmpdir(), `tas-sync-build-${Buffer.from(ROOT).toString("hex").slice(-32)}.lock`);
 
 function newestMtime(dir: string): number {
@@ -44,12 +45,15 @@ export async function ensureBuilt(): Promise<void> {
     }
     try {
       if (!isFresh()) {
+        let typeErrors: unknown;
         try {
           execFileSync("npx", ["tsc", "-p", "tsconfig.build.json"], { cwd: ROOT, stdio: "pipe" });
         } catch (err) {
           // Type errors elsewhere (bench/ under edit) still emit; only a missing CLI is fatal.
-          if (!isFresh()) throw err;
+          typeErrors = err;
         }
+        execFileSync(process.execPath, ["scripts/bundle.mjs"], { cwd: ROOT, stdio: "pipe" });
+        if (!isFresh()) throw typeErrors ?? new Error("the build did not produce dist/cli/bin.js");
       }
     } finally {
       rmdirSync(LOCK);

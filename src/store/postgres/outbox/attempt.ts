@@ -1,19 +1,13 @@
 /** What a create job reads of its row, and the write-ahead marks around each attempt. */
 import { scenarioRequests } from "../../../schema/postgres/index.js";
 import type { AttemptKnowledge, OutboxRow, SendableRow, Settle } from "../../port-outbox.js";
+import { type SendableJoin, sendableOf } from "../../rows.js";
 import type { Db } from "../pool.js";
 import { run, selectList } from "../sql.js";
 
-interface SendableRaw extends Omit<SendableRow, "parent"> {
-  pStatus: SendableRow["status"] | null;
-  pScenarioId: number | null;
-  pScenarioJson: string | null;
-  pPayloadJson: string | null;
-}
-
 /** The row with its parent's status, id, answer and request: one statement. */
 export async function sendable(db: Db, key: string): Promise<SendableRow | undefined> {
-  const { rows } = await run<SendableRaw>(
+  const { rows } = await run<SendableJoin>(
     db,
     `SELECT r.status, r.company_id AS "companyId", r.project_id AS "projectId", r.payload_json AS "payloadJson",
        r.parent_key AS "parentKey", r.attempts, r.in_flight AS "inFlight", r.uncertain,
@@ -27,26 +21,7 @@ export async function sendable(db: Db, key: string): Promise<SendableRow | undef
   );
   const r = rows[0];
   if (!r) return undefined;
-  return {
-    status: r.status,
-    companyId: r.companyId,
-    projectId: r.projectId,
-    payloadJson: r.payloadJson,
-    parentKey: r.parentKey,
-    attempts: r.attempts,
-    inFlight: r.inFlight,
-    uncertain: r.uncertain,
-    parent:
-      r.parentKey !== null && r.pStatus !== null
-        ? {
-            key: r.parentKey,
-            status: r.pStatus,
-            scenarioId: r.pScenarioId,
-            scenarioJson: r.pScenarioJson,
-            payloadJson: r.pPayloadJson as string,
-          }
-        : null,
-  };
+  return sendableOf(r);
 }
 
 const GET_ROW = `SELECT ${selectList(scenarioRequests)} FROM scenario_requests WHERE key = $1`;

@@ -3,6 +3,7 @@ import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/better-sqlite3";
 import { scenarioRequests, type scenarios } from "../../../schema/sqlite/index.js";
 import type { AttemptKnowledge, OutboxRow, SendableRow, Settle } from "../../port-outbox.js";
+import { sendableOf } from "../../rows.js";
 import type { Sqlite } from "../connection.js";
 import { perConnection, plucked, prepared } from "../prepared.js";
 
@@ -33,26 +34,7 @@ export function sendable(sqlite: Sqlite, key: string): SendableRow | undefined {
      WHERE r.key = ?`,
   ).get(key) as SendableRaw | undefined;
   if (!r) return undefined;
-  return {
-    status: r.status,
-    companyId: r.companyId,
-    projectId: r.projectId,
-    payloadJson: r.payloadJson,
-    parentKey: r.parentKey,
-    attempts: r.attempts,
-    inFlight: r.inFlight === 1,
-    uncertain: r.uncertain === 1,
-    parent:
-      r.parentKey !== null && r.pStatus !== null
-        ? {
-            key: r.parentKey,
-            status: r.pStatus,
-            scenarioId: r.pScenarioId,
-            scenarioJson: r.pScenarioJson,
-            payloadJson: r.pPayloadJson as string,
-          }
-        : null,
-  };
+  return sendableOf({ ...r, inFlight: r.inFlight === 1, uncertain: r.uncertain === 1 });
 }
 
 /** The whole row, typed by drizzle (for commands and tests; not on the hot path). */
