@@ -9,6 +9,8 @@ import { type Ctx, type Experiment, type Outcome, simConfig } from "../context.j
 import { sleep, startCli, startSimulator } from "../support/proc.js";
 import { agreement, chainRows, settle, writeSeed } from "../support/push.js";
 
+const RATE = 250;
+
 export const pushKill: Experiment = {
   name: "push-kill",
   summary: "push --wait of parent/child chains killed with kill -9 and restarted",
@@ -36,7 +38,7 @@ export const pushKill: Experiment = {
           queuePrefix: ctx.prefix(),
           logLevel: "warn",
           http: { timeoutMs: 10_000, maxAttempts: 3, maxRequestsPerSecond: 2000 },
-          push: { ratePerSecond: 250, concurrency: 8, maxAttempts: 10, lockDurationMs: 2000 },
+          push: { ratePerSecond: RATE, concurrency: 8, maxAttempts: 10, lockDurationMs: 2000 },
         }),
       );
       const rows = chainRows("pk", Math.ceil(pushRows / 5), company.id, company.projectIds);
@@ -44,9 +46,11 @@ export const pushKill: Experiment = {
       let kills = 0;
       let inFlight = 0;
       const t0 = Date.now();
+      const share = ((rows.length / RATE) * 1000) / (pushKills + 1);
       for (let i = 0; i < pushKills; i++) {
         const run = startCli(["push", seed, "--wait", "--config", config]);
-        await sleep(1000 + ctx.rnd.next() * 3000);
+        // Spread over the push: each run lives 0.7 s (to start) plus up to twice its share.
+        await sleep(700 + ctx.rnd.next() * 2 * share);
         if (run.exited()) {
           await run.done;
           break;
