@@ -121,7 +121,15 @@ export class Databases {
     };
   }
 
-  async cleanup(): Promise<void> {
+  #cleaned: Promise<void> | null = null;
+
+  /** Drops every database made and removes the temp dir; once, whoever asks first. */
+  cleanup(): Promise<void> {
+    this.#cleaned ??= this.#cleanup();
+    return this.#cleaned;
+  }
+
+  async #cleanup(): Promise<void> {
     for (const db of this.#dbs.splice(0)) await db.release().catch(() => {});
     for (const name of this.#made.splice(0))
       await this.#admin?.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
@@ -257,15 +265,16 @@ export async function integrityProblems(db: Db): Promise<string[]> {
     const n = await db.scalar(sql);
     if (n > 0) problems.push(`${what}: ${n}`);
   };
+  // NOT EXISTS, not NOT IN: PostgreSQL may run NOT IN over a large subquery as a loop per row.
   for (const t of PLAN_CHILDREN)
     await count(
       `${t} rows without their plan`,
-      `SELECT count(*) FROM ${t} WHERE plan_id NOT IN (SELECT id FROM plans)`,
+      `SELECT count(*) FROM ${t} c WHERE NOT EXISTS (SELECT 1 FROM plans p WHERE p.id = c.plan_id)`,
     );
   for (const t of REPORT_CHILDREN)
     await count(
       `${t} rows without their report`,
-      `SELECT count(*) FROM ${t} WHERE report_id NOT IN (SELECT id FROM scheduled_reports)`,
+      `SELECT count(*) FROM ${t} c WHERE NOT EXISTS (SELECT 1 FROM scheduled_reports r WHERE r.id = c.report_id)`,
     );
   await count(
     "plan_mobile_apps rows without their app",
