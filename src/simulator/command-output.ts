@@ -1,5 +1,5 @@
 /** What `tas-sync simulate` prints: a human summary, or one JSON line for programs. */
-import { SIM_CLIENT_ID, SIM_CLIENT_SECRET } from "./context.js";
+import { SIM_CLIENT_ID, SIM_CLIENT_SECRET } from "./client.js";
 import type { FaultOptions } from "./faults.js";
 import type { SimCompanyInfo } from "./state.js";
 

@@ -15,7 +15,3 @@ export interface RequestContext {
 }
 
 export type RouteHandler = (ctx: RequestContext) => void | Promise<void>;
-
-/** OAuth2 client of the password grant; the only client the simulator knows. */
-export const SIM_CLIENT_ID = "tas-sync-sim";
-export const SIM_CLIENT_SECRET = "sim-client-secret";

@@ -4,7 +4,8 @@
  * client that sends them another way fails here as it would against the real server.
  */
 import { timingSafeEqual } from "node:crypto";
-import { type RequestContext, SIM_CLIENT_ID } from "./context.js";
+import { SIM_CLIENT_ID } from "./client.js";
+import type { RequestContext } from "./context.js";
 import { headerValue, sendError, sendJson } from "./http.js";
 
 const DEFAULT_SCOPE = "read write";

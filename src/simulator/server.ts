@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { SIM_CLIENT_ID, SIM_CLIENT_SECRET } from "./context.js";
+import { SIM_CLIENT_ID, SIM_CLIENT_SECRET } from "./client.js";
 import { DEFAULT_FAULTS, type FaultOptions, parseFaultPatch } from "./faults.js";
 import { createRequestListener } from "./router.js";
 import { type SimCompanyInfo, SimulatorState } from "./state.js";

@@ -4,7 +4,7 @@
  * go through this object; nothing else holds simulator data.
  */
 import { setMaxListeners } from "node:events";
-import { SIM_CLIENT_SECRET } from "./context.js";
+import { SIM_CLIENT_SECRET } from "./client.js";
 import { DEFAULT_FAULTS, FaultDice, type FaultOptions } from "./faults.js";
 import { generateCompany } from "./generate.js";
 import { JsonList } from "./json-list.js";
