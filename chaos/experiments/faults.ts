@@ -12,6 +12,8 @@ import { cli, startSimulator } from "../support/proc.js";
 import { agreement, chainRows, settle, writeSeed } from "../support/push.js";
 
 const TIMEOUT_MS = 1500;
+/** 429s that start a burst, as a share of the syncs' requests (the push gets 2%). */
+const SYNC_RATE_LIMIT_RATE = 0.1;
 const FAULTS = [
   "--error-rate",
   "0.2",
@@ -54,6 +56,8 @@ export const faults: Experiment = {
         http: { timeoutMs: TIMEOUT_MS, maxAttempts: 10, maxRequestsPerSecond: 2000, connections: 16 },
         push: { ratePerSecond: 100, concurrency: 8, maxAttempts: 20, lockDurationMs: 5000 },
       });
+      // The syncs make under a hundred requests: at the push's 2% of 429s, a run could see none.
+      await faulty.setFaults({ rateLimitRate: SYNC_RATE_LIMIT_RATE });
       const t0 = Date.now();
       // Three rounds: the same edits on both services, then a sync through each.
       const statuses: string[] = [];
@@ -94,6 +98,7 @@ export const faults: Experiment = {
       }
       const syncSecs = ((Date.now() - t0) / 1000).toFixed(0);
       const syncStats = await faulty.stats();
+      await faulty.setFaults({ rateLimitRate: 0.02 });
       ctx.note(`syncs: ${statuses.join(", ")}; pushing ${faultRows} rows`);
 
       const company = faulty.companies[0];
@@ -121,10 +126,12 @@ export const faults: Experiment = {
       const sync = (status: string) => sum(syncStats, status);
       const push = (status: string) => sum(stats, status, isCreate);
       const attempts = await faultyDb.scalar("SELECT sum(attempts) FROM scenario_requests");
+      if (sync("429") === 0)
+        problems.push("no 429 reached the syncs: the experiment did not try 429 bursts on them");
       const figure =
         `faults (20% 500, 5% creates cut halfway, 2% slower than the ${TIMEOUT_MS} ms timeout, 429 bursts of 6, 3 s tokens): ` +
         `3 syncs of 2 × ${faultPlans.toLocaleString("en-US")} plans + 20 reports ${diff.length ? "DIFFER from" : "equal to"} the fault-free ones ` +
-        `(${cleanRows.toLocaleString("en-US")} rows; ${sync("*")} requests: ${sync("500")} × 500, ${sync("429")} × 429, ` +
+        `(${cleanRows.toLocaleString("en-US")} rows; ${sync("*")} requests: ${sync("500")} × 500, ${sync("429")} × 429 (bursts started by ${SYNC_RATE_LIMIT_RATE * 100}% of requests), ` +
         `${sync("dropped")} timed out; ${syncSecs} s); ` +
         `push of ${rows.length} rows: ${agree.created} created + ${agree.exists} exists, ${agree.failed} failed, ` +
         `${agree.duplicates} duplicates, ${agree.missing} missing, ${settled.recovered} recovered by set-parent-id ` +
