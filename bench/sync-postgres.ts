@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { databaseTarget, maskUrl } from "../src/config/index.js";
+import { PLAN_CHILD_TABLES } from "../src/schema/table-names.js";
 import { openPostgresStore } from "../src/store/postgres/index.js";
 import { copyInputs, runCopyBaseline } from "./pg-copy-baseline.js";
 import type { BaselineInput } from "./raw-baseline.js";
@@ -28,18 +29,7 @@ export interface StoreFigures {
 }
 
 const CHILD = fileURLToPath(new URL("./sync-postgres-child.js", import.meta.url));
-const PLAN_TABLES = [
-  "plans",
-  "plan_days_of_week",
-  "plan_resolutions",
-  "plan_environments",
-  "plan_scenarios",
-  "plan_alerts",
-  "plan_fetch_app_files",
-  "mobile_apps",
-  "plan_mobile_apps",
-  "plan_versions",
-];
+const PLAN_TABLES = ["plans", ...PLAN_CHILD_TABLES, "mobile_apps", "plan_versions"];
 
 /** Runs the phase and prints it; true when every target passes. */
 export async function postgresPhase(

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { maskUrl } from "../../src/config/index.js";
+import { PLAN_CHILD_TABLES, REPORT_CHILD_TABLES } from "../../src/schema/table-names.js";
 
 export type StoreName = "sqlite" | "postgres";
 
@@ -142,20 +143,10 @@ export class Databases {
 /** The tables a sync writes (run bookkeeping left out). */
 export const SYNC_TABLES = [
   "plans",
-  "plan_days_of_week",
-  "plan_resolutions",
-  "plan_environments",
-  "plan_scenarios",
-  "plan_alerts",
-  "plan_fetch_app_files",
+  ...PLAN_CHILD_TABLES,
   "mobile_apps",
-  "plan_mobile_apps",
   "scheduled_reports",
-  "report_plans",
-  "report_recipients",
-  "report_user_roles",
-  "report_statuses",
-  "report_alerts",
+  ...REPORT_CHILD_TABLES,
   "plan_versions",
   "report_versions",
   "rejected_records",
@@ -229,23 +220,6 @@ export function diffDumps(a: Dump, b: Dump, max = 3): string[] {
   return out.length ? out : ["same rows, different multiplicity"];
 }
 
-const PLAN_CHILDREN = [
-  "plan_days_of_week",
-  "plan_resolutions",
-  "plan_environments",
-  "plan_scenarios",
-  "plan_alerts",
-  "plan_fetch_app_files",
-  "plan_mobile_apps",
-];
-const REPORT_CHILDREN = [
-  "report_plans",
-  "report_recipients",
-  "report_user_roles",
-  "report_statuses",
-  "report_alerts",
-];
-
 /**
  * Problems found after a kill, empty when none: SQLite's integrity_check and foreign key
  * check, and on both stores the same invariants by SQL (no orphan child rows; history
@@ -266,12 +240,12 @@ export async function integrityProblems(db: Db): Promise<string[]> {
     if (n > 0) problems.push(`${what}: ${n}`);
   };
   // NOT EXISTS, not NOT IN: PostgreSQL may run NOT IN over a large subquery as a loop per row.
-  for (const t of PLAN_CHILDREN)
+  for (const t of PLAN_CHILD_TABLES)
     await count(
       `${t} rows without their plan`,
       `SELECT count(*) FROM ${t} c WHERE NOT EXISTS (SELECT 1 FROM plans p WHERE p.id = c.plan_id)`,
     );
-  for (const t of REPORT_CHILDREN)
+  for (const t of REPORT_CHILD_TABLES)
     await count(
       `${t} rows without their report`,
       `SELECT count(*) FROM ${t} c WHERE NOT EXISTS (SELECT 1 FROM scheduled_reports r WHERE r.id = c.report_id)`,

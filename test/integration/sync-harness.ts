@@ -8,6 +8,7 @@ import { PasswordGrantProvider, StaticTokenProvider, type TokenProvider } from "
 import { TasClient } from "../../src/api/client.js";
 import { HttpTransport } from "../../src/api/http.js";
 import { createLogger } from "../../src/log.js";
+import { PLAN_CHILD_TABLES as PLAN_LISTS, REPORT_CHILD_TABLES } from "../../src/schema/table-names.js";
 import {
   type RunningSimulator,
   SIM_CLIENT_ID,
@@ -162,21 +163,8 @@ export async function putPlan(sim: RunningSimulator, companyId: number, id: numb
   if (res.status >= 300) throw new Error(`PUT plan ${id}: ${res.status} ${res.text}`);
 }
 
-export const PLAN_CHILD_TABLES = [
-  "plan_days_of_week",
-  "plan_resolutions",
-  "plan_environments",
-  "plan_scenarios",
-  "plan_alerts",
-  "plan_fetch_app_files",
-  "plan_mobile_apps",
-  "mobile_apps",
-  "report_plans",
-  "report_recipients",
-  "report_user_roles",
-  "report_statuses",
-  "report_alerts",
-] as const;
+/** Every table that holds a plan's or a report's items (and the mobile apps they share). */
+export const PLAN_CHILD_TABLES = [...PLAN_LISTS, "mobile_apps", ...REPORT_CHILD_TABLES] as const;
 
 /**
  * Count and highest row stamp (see rowStamp) of every child table: equal snapshots mean no

@@ -18,6 +18,7 @@ import {
 import { describe, expect, expectTypeOf, it } from "vitest";
 import * as pg from "../../src/schema/postgres/index.js";
 import * as sqlite from "../../src/schema/sqlite/index.js";
+import { PLAN_CHILD_TABLES, REPORT_CHILD_TABLES } from "../../src/schema/table-names.js";
 
 type Shape = Record<string, { nullable: boolean }>;
 /** The row type read from each table and view of a schema module. */
@@ -85,5 +86,22 @@ describe("the SQLite and PostgreSQL schemas", () => {
           .map(([name, t]) => [name, Object.keys(getTableColumns(t as SQLiteTable))]),
       );
     expect(keys(pg)).toEqual(keys(sqlite));
+  });
+});
+
+describe("the lists of child tables", () => {
+  it.each([
+    ["sqlite", sqlite as Record<string, unknown>],
+    ["postgres", pg as Record<string, unknown>],
+  ])("name every table of %s keyed by plan_id or report_id, and only those", (_name, mod) => {
+    const all = tables(mod);
+    const keyedBy = (key: string) =>
+      [...all].filter(([name, cols]) => key in cols && !name.endsWith("_versions")).map(([name]) => name);
+    expect([...PLAN_CHILD_TABLES].sort()).toEqual(
+      keyedBy("plan_id")
+        .filter((n) => n.startsWith("plan_"))
+        .sort(),
+    );
+    expect([...REPORT_CHILD_TABLES].sort()).toEqual(keyedBy("report_id").sort());
   });
 });

@@ -13,17 +13,11 @@ import {
   reportVersions,
   scheduledReports,
 } from "../../../schema/postgres/index.js";
+import { REPORT_CHILD_TABLES } from "../../../schema/table-names.js";
 import type { PoolClient } from "../pool.js";
 import { batchInserter, run } from "../sql.js";
 import { VersionedTable } from "./versions.js";
 
-const CHILD_TABLES = [
-  "report_plans",
-  "report_recipients",
-  "report_user_roles",
-  "report_statuses",
-  "report_alerts",
-];
 const CONTENT_KEYS = Object.keys(getTableColumns(scheduledReports)).filter(
   (k) => k !== "id" && k !== "firstSeenAt",
 );
@@ -53,7 +47,7 @@ export class ReportWriter {
     await upsert(db, [
       { ...n.report, rawJson, contentHash, firstSeenAt: at, lastSeenAt: at, deletedAt: null },
     ]);
-    for (const table of CHILD_TABLES) await run(db, `DELETE FROM ${table} WHERE report_id = $1`, [id]);
+    for (const table of REPORT_CHILD_TABLES) await run(db, `DELETE FROM ${table} WHERE report_id = $1`, [id]);
     await children.plans(
       db,
       n.planIds.map((planId) => ({ reportId: id, planId })),

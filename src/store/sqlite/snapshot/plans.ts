@@ -13,19 +13,10 @@ import {
   plans,
   planVersions,
 } from "../../../schema/sqlite/index.js";
+import { PLAN_CHILD_TABLES } from "../../../schema/table-names.js";
 import type { Sqlite } from "../connection.js";
 import { inserter } from "../statements.js";
 import { VersionedTable } from "./versions.js";
-
-const CHILD_TABLES = [
-  "plan_days_of_week",
-  "plan_resolutions",
-  "plan_environments",
-  "plan_scenarios",
-  "plan_alerts",
-  "plan_fetch_app_files",
-  "plan_mobile_apps",
-] as const;
 
 const PLAN_CONTENT_KEYS = Object.keys(getTableColumns(plans)).filter(
   (k) => k !== "id" && k !== "firstSeenAt",
@@ -55,7 +46,7 @@ export class PlanWriter {
       fetchAppFiles: inserter(sqlite, planFetchAppFiles),
       planMobileApps: inserter(sqlite, planMobileApps),
     };
-    this.#deleteChildren = CHILD_TABLES.map((t) => sqlite.prepare(`DELETE FROM ${t} WHERE plan_id = ?`));
+    this.#deleteChildren = PLAN_CHILD_TABLES.map((t) => sqlite.prepare(`DELETE FROM ${t} WHERE plan_id = ?`));
     this.#upsertApp = inserter(sqlite, mobileApps, {
       upsertKeys: Object.keys(getTableColumns(mobileApps)).filter((k) => k !== "id"),
     });

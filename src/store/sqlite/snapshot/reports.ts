@@ -10,17 +10,11 @@ import {
   reportVersions,
   scheduledReports,
 } from "../../../schema/sqlite/index.js";
+import { REPORT_CHILD_TABLES } from "../../../schema/table-names.js";
 import type { Sqlite } from "../connection.js";
 import { inserter } from "../statements.js";
 import { VersionedTable } from "./versions.js";
 
-const CHILD_TABLES = [
-  "report_plans",
-  "report_recipients",
-  "report_user_roles",
-  "report_statuses",
-  "report_alerts",
-];
 const CONTENT_KEYS = Object.keys(getTableColumns(scheduledReports)).filter(
   (k) => k !== "id" && k !== "firstSeenAt",
 );
@@ -40,7 +34,9 @@ export class ReportWriter {
       statuses: inserter(sqlite, reportStatuses),
       alerts: inserter(sqlite, reportAlerts),
     };
-    this.#deleteChildren = CHILD_TABLES.map((t) => sqlite.prepare(`DELETE FROM ${t} WHERE report_id = ?`));
+    this.#deleteChildren = REPORT_CHILD_TABLES.map((t) =>
+      sqlite.prepare(`DELETE FROM ${t} WHERE report_id = ?`),
+    );
     this.#versions = new VersionedTable(sqlite, scheduledReports, reportVersions);
   }
 
