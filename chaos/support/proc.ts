@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import type { AdminScenario } from "../../src/simulator/scenarios.js";
 
 /** The CLI as shipped: tsc output bundled by scripts/bundle.mjs (`npm run build`). */
 export const BIN = fileURLToPath(new URL("../../cli/bin.js", import.meta.url));
@@ -157,14 +158,7 @@ export interface SimCompany {
   reportIds: number[];
 }
 
-export interface AdminScenario {
-  id: number;
-  project_id: number;
-  company_id: number;
-  scenario_name: string;
-  parent_id: number | null;
-  created_at_ms: number;
-}
+export type { AdminScenario };
 
 export interface Simulator {
   baseUrl: string;
