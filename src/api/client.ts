@@ -7,8 +7,14 @@ import { scenarioSchema, type WireScenario } from "../wire/schemas.js";
 import type { TokenProvider } from "./auth.js";
 import { parseBody } from "./body.js";
 import { formatBytes } from "./bytes.js";
-import { type ApiError, ResponseFormatError, ResponseTooLargeError, UnauthorizedError } from "./errors.js";
-import { type HttpTransport, type Response, transportError } from "./http.js";
+import {
+  type ApiError,
+  ResponseFormatError,
+  ResponseTooLargeError,
+  transportError,
+  UnauthorizedError,
+} from "./errors.js";
+import type { HttpTransport, Response } from "./http.js";
 import {
   JsonArrayFormatError,
   JsonArraySplitter,

@@ -192,3 +192,36 @@ export function errorFromResponse(
   if (status >= 500) return new ServerError(init);
   return new ApiError(init);
 }
+
+const NOT_SENT = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+const TIMEOUTS = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
+
+/** Map an undici / socket error (no HTTP answer, or one cut off) to a typed error. */
+export function transportError(operation: Operation, err: unknown): ApiError {
+  if (err instanceof Error && "operation" in err) return err as ApiError;
+  const code = errorCode(err);
+  if (TIMEOUTS.has(code)) return new TimeoutError({ operation, code: "TIMEOUT", detail: code, cause: err });
+  const sent = !NOT_SENT.has(code);
+  const label = sent ? "CONNECTION_RESET" : "CONNECTION_FAILED";
+  return new ConnectionError(
+    { operation, code: label, detail: code || (err as Error)?.message, cause: err },
+    sent,
+  );
+}
+
+function errorCode(err: unknown): string {
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e && typeof e === "object"; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return "";
+}

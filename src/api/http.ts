@@ -16,7 +16,7 @@ import {
   parseRetryAfter,
   RateLimitedError,
   ResponseTooLargeError,
-  TimeoutError,
+  transportError,
 } from "./errors.js";
 import { backoffMs, defaultSleep, RateLimiter } from "./rate-limiter.js";
 
@@ -269,37 +269,4 @@ async function readLimited(body: Response["body"]): Promise<string> {
     size += (chunk as Buffer).length;
   }
   return Buffer.concat(chunks).toString("utf8");
-}
-
-const NOT_SENT = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT",
-]);
-const TIMEOUTS = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
-
-/** Map an undici / socket error to a typed error; exported for body-stream failures too. */
-export function transportError(operation: Operation, err: unknown): ApiError {
-  if (err instanceof Error && "operation" in err) return err as ApiError;
-  const code = errorCode(err);
-  if (TIMEOUTS.has(code)) return new TimeoutError({ operation, code: "TIMEOUT", detail: code, cause: err });
-  const sent = !NOT_SENT.has(code);
-  const label = sent ? "CONNECTION_RESET" : "CONNECTION_FAILED";
-  return new ConnectionError(
-    { operation, code: label, detail: code || (err as Error)?.message, cause: err },
-    sent,
-  );
-}
-
-function errorCode(err: unknown): string {
-  let e: unknown = err;
-  for (let i = 0; i < 4 && e && typeof e === "object"; i++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return "";
 }

@@ -15,10 +15,10 @@ import {
   RateLimitedError,
   ServerError,
   TimeoutError,
+  transportError,
   UnauthorizedError,
   ValidationFailedError,
 } from "../../src/api/errors.js";
-import { transportError } from "../../src/api/http.js";
 
 const json = (o: unknown) => JSON.stringify(o);
 const PROXY_HTML =
