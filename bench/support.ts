@@ -2,6 +2,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { readListeningEvent } from "../src/simulator/command-output.js";
 
 export interface SpawnedSimulator {
   baseUrl: string;
@@ -23,20 +24,11 @@ export async function spawnSimulator(args: string[]): Promise<SpawnedSimulator> 
     lines.once("line", resolve);
     proc.once("exit", (code) => reject(new Error(`simulator exited with ${code}`)));
   });
-  const event = JSON.parse(first) as {
-    base_url: string;
-    token_url: string;
-    companies: { id: number; static_token: string; project_ids: number[]; report_ids: number[] }[];
-  };
+  const { baseUrl, tokenUrl, companies } = readListeningEvent(first);
   return {
-    baseUrl: event.base_url,
-    tokenUrl: event.token_url,
-    companies: event.companies.map((c) => ({
-      id: c.id,
-      staticToken: c.static_token,
-      projectIds: c.project_ids,
-      reportIds: c.report_ids,
-    })),
+    baseUrl,
+    tokenUrl,
+    companies,
     proc,
     stop: () =>
       new Promise((resolve) => {

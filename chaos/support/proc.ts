@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { readListeningEvent } from "../../src/simulator/command-output.js";
 import type { AdminScenario } from "../../src/simulator/scenarios.js";
 
 /** The CLI as shipped: tsc output bundled by scripts/bundle.mjs (`npm run build`). */
@@ -190,13 +191,8 @@ export async function startSimulator(args: string[]): Promise<Simulator> {
     lines.once("line", resolve);
     proc.once("exit", (code) => reject(new Error(`simulator exited with ${code}: ${stderr}`)));
   });
-  const event = JSON.parse(first) as {
-    base_url: string;
-    token_url: string;
-    companies: { id: number; static_token: string; project_ids: number[]; report_ids: number[] }[];
-    config: Record<string, unknown>;
-  };
-  const baseUrl = event.base_url;
+  const listening = readListeningEvent(first);
+  const baseUrl = listening.baseUrl;
   // Admin calls are idempotent: one that meets a keep-alive socket the simulator just closed
   // ("fetch failed") is sent again.
   const admin = async (method: string, path: string, body?: unknown): Promise<Response> => {
@@ -222,14 +218,9 @@ export async function startSimulator(args: string[]): Promise<Simulator> {
   };
   return {
     baseUrl,
-    tokenUrl: event.token_url,
-    companies: event.companies.map((c) => ({
-      id: c.id,
-      staticToken: c.static_token,
-      projectIds: c.project_ids,
-      reportIds: c.report_ids,
-    })),
-    config: event.config,
+    tokenUrl: listening.tokenUrl,
+    companies: listening.companies,
+    config: listening.config,
     admin,
     adminJson,
     async setFaults(patch) {

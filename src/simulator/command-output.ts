@@ -66,6 +66,35 @@ export function listeningEvent(sim: SimulatorSummary): string {
   });
 }
 
+/** What a program reads back from the `listening` line (see listeningEvent), in camelCase. */
+export interface ListeningInfo {
+  baseUrl: string;
+  tokenUrl: string;
+  companies: Pick<SimCompanyInfo, "id" | "staticToken" | "projectIds" | "reportIds">[];
+  config: Record<string, unknown>;
+}
+
+/** Parses the `listening` line that `simulate --json` prints (benchmarks, the chaos runner). */
+export function readListeningEvent(line: string): ListeningInfo {
+  const event = JSON.parse(line) as {
+    base_url: string;
+    token_url: string;
+    companies: { id: number; static_token: string; project_ids: number[]; report_ids: number[] }[];
+    config: Record<string, unknown>;
+  };
+  return {
+    baseUrl: event.base_url,
+    tokenUrl: event.token_url,
+    companies: event.companies.map((c) => ({
+      id: c.id,
+      staticToken: c.static_token,
+      projectIds: c.project_ids,
+      reportIds: c.report_ids,
+    })),
+    config: event.config,
+  };
+}
+
 export function describeSimulator(sim: SimulatorSummary): string {
   const base = new URL(sim.baseUrl);
   const admin = `${sim.baseUrl}/__admin`;

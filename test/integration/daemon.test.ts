@@ -8,7 +8,6 @@
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -21,6 +20,7 @@ import { type RunningSimulator, startSimulator } from "../../src/simulator/serve
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/port.js";
 import { ensureBuilt, type Run, startCli } from "../support/built-cli.js";
+import { freePort } from "../support/redis-server.js";
 import { type StoreKind, storeKind, storeKinds } from "../support/stores.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -268,14 +268,7 @@ function writeConfig(raw: Record<string, unknown>): string {
 }
 
 /** A TCP port nothing listens on (bound, then released). */
-async function unusedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const address = server.address();
-  await new Promise<void>((r) => server.close(() => r()));
-  if (!address || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
+const unusedPort = freePort;
 
 describe.each(storeKinds())("tas-sync daemon (built CLI) on $name", (k) => {
   onKind(k);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/index.js";
 import { runSimulateCommand } from "../../src/simulator/command.js";
+import { readListeningEvent } from "../../src/simulator/command-output.js";
 
 function capture() {
   const out: string[] = [];
@@ -61,6 +62,11 @@ describe("tas-sync simulate", () => {
     expect(event.companies.map((x) => x.id)).toEqual([5251, 5252, 5253]);
     expect(event.companies[2]?.static_token).toBe("sim-token-5253");
     expect(Object.keys(event).filter((k) => k !== "config" && /[A-Z]/.test(k))).toEqual([]);
+    // What benchmarks and the chaos runner read back from the line.
+    const read = readListeningEvent(line);
+    expect(read.baseUrl).toBe(event.base_url);
+    expect(read.companies[2]).toMatchObject({ id: 5253, staticToken: "sim-token-5253" });
+    expect(read.companies[0]?.projectIds).toEqual(event.companies[0]?.project_ids);
     expect(event.config.auth.username).toBe("user5251");
     expect(event.config.companies[0]?.auth).toBeUndefined();
     expect(event.config.companies[1]?.auth).toMatchObject({ username: "user5252", password: "pass-5252" });
