@@ -9,13 +9,7 @@ import { noTelemetry, type Telemetry } from "../telemetry.js";
 import { type CreateScenarioBody, scenarioSchema } from "../wire/schemas.js";
 import { classifyFailure } from "./classify.js";
 import { parentFromRequest, parentObject, scenarioRow } from "./parent.js";
-import {
-  afterExistsWithoutId,
-  blockingRoot,
-  blockWithDescendants,
-  failWithDescendants,
-  waitingForAncestor,
-} from "./settle.js";
+import { afterExistsWithoutId, blockUnder, failWithDescendants } from "./settle.js";
 
 export interface CreateDeps {
   outbox: OutboxStore;
@@ -152,13 +146,8 @@ async function parentNotUsable(
 ): Promise<CreateResult> {
   const parent = row.parent;
   const parentKey = row.parentKey as string;
-  if (parent?.status === "exists") {
-    await blockWithDescendants(deps.outbox, [key], parentKey, now);
-    return { status: "blocked", ready: [] };
-  }
-  if (parent?.status === "blocked") {
-    const root = await blockingRoot(deps.outbox, parentKey);
-    await blockWithDescendants(deps.outbox, [key], root, now, waitingForAncestor(parentKey, root));
+  if (parent?.status === "exists" || parent?.status === "blocked") {
+    await blockUnder(deps.outbox, [key], parentKey, now);
     return { status: "blocked", ready: [] };
   }
   const why = `parent ${parentKey} is ${parent?.status ?? "missing"}`;

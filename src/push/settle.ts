@@ -4,12 +4,12 @@
  * its id from the create answer, from the user (set-parent-id), or from another row's inline
  * parent object. Push policy, expressed as calls of small outbox operations.
  */
-import type { AttemptKnowledge, Orphan, OutboxStore, RowFilter, Settle } from "../store/port-outbox.js";
+import type { AttemptKnowledge, OutboxStore, RowFilter, Settle } from "../store/port-outbox.js";
 
 export const PARENT_ID_UNKNOWN = "PARENT_ID_UNKNOWN";
 
 /** Why a child waits: said in its row (last_error) and by push-failures / status. */
-export function waitingForParent(parentKey: string): Settle {
+function waitingForParent(parentKey: string): Settle {
   return {
     code: PARENT_ID_UNKNOWN,
     message: `parent ${parentKey} exists but its id is unknown (its create answer was lost); run: tas-sync set-parent-id ${parentKey} <id>`,
@@ -17,7 +17,7 @@ export function waitingForParent(parentKey: string): Settle {
 }
 
 /** Why a row waits when its parent is itself waiting (blocked) for the id of `root`. */
-export function waitingForAncestor(parentKey: string, root: string): Settle {
+function waitingForAncestor(parentKey: string, root: string): Settle {
   return {
     code: PARENT_ID_UNKNOWN,
     message: `parent ${parentKey} waits for the id of ${root}, which exists but whose id is unknown (its create answer was lost); run: tas-sync set-parent-id ${root} <id>`,
@@ -25,18 +25,15 @@ export function waitingForAncestor(parentKey: string, root: string): Settle {
 }
 
 /**
- * Block rows whose parent `root` exists without a known id, and every unsettled row below them
- * (a grandchild cannot be created before its parent, so it waits for the same id). Without the
- * descendants, a grandchild would stay pending for ever and `push --wait` would never end.
+ * Walk the unsettled rows below `keys`, level by level: `apply` settles each parent's
+ * children (and returns how many it changed) before their own children are visited.
  */
-export async function blockWithDescendants(
+async function settleBelow(
   outbox: OutboxStore,
   keys: readonly string[],
-  root: string,
-  now: string,
-  firstWhy: Settle = waitingForParent(root),
+  apply: (parent: string, children: string[]) => Promise<number>,
 ): Promise<number> {
-  let blocked = await outbox.block(keys, firstWhy, now);
+  let changed = 0;
   const seen = new Set<string>();
   const stack = [...keys];
   while (stack.length) {
@@ -45,14 +42,14 @@ export async function blockWithDescendants(
     seen.add(parent);
     const children = await outbox.unsettledChildren(parent);
     if (!children.length) continue;
-    blocked += await outbox.block(children, waitingForAncestor(parent, root), now);
+    changed += await apply(parent, children);
     stack.push(...children);
   }
-  return blocked;
+  return changed;
 }
 
 /** The row whose id a blocked chain waits for: up from `key` through blocked rows. */
-export async function blockingRoot(outbox: OutboxStore, key: string): Promise<string> {
+async function blockingRoot(outbox: OutboxStore, key: string): Promise<string> {
   const seen = new Set<string>();
   let current = key;
   for (;;) {
@@ -61,6 +58,28 @@ export async function blockingRoot(outbox: OutboxStore, key: string): Promise<st
     seen.add(current);
     current = row.parentKey;
   }
+}
+
+/**
+ * Block rows whose parent exists without a known id, or is itself blocked, and every unsettled
+ * row below them: all wait for the same id (a grandchild cannot be created before its parent;
+ * left pending, it would keep `push --wait` waiting for ever). Returns how many were blocked.
+ */
+export async function blockUnder(
+  outbox: OutboxStore,
+  keys: readonly string[],
+  parentKey: string,
+  now: string,
+): Promise<number> {
+  const root = await blockingRoot(outbox, parentKey);
+  const why = root === parentKey ? waitingForParent(root) : waitingForAncestor(parentKey, root);
+  const blocked = await outbox.block(keys, why, now);
+  return (
+    blocked +
+    (await settleBelow(outbox, keys, (parent, children) =>
+      outbox.block(children, waitingForAncestor(parent, root), now),
+    ))
+  );
 }
 
 /** Fail a row and every unsettled descendant ("parent failed"); returns how many rows failed. */
@@ -75,20 +94,13 @@ export async function failWithDescendants(
   return 1 + (await failDescendants(outbox, key, now));
 }
 
-async function failDescendants(outbox: OutboxStore, key: string, now: string): Promise<number> {
-  let failed = 0;
-  const stack = [key];
-  while (stack.length) {
-    const parent = stack.pop() as string;
-    const children = await outbox.unsettledChildren(parent);
-    if (!children.length) continue;
-    failed += await outbox.failMany(
+function failDescendants(outbox: OutboxStore, key: string, now: string): Promise<number> {
+  return settleBelow(outbox, [key], (parent, children) =>
+    outbox.failMany(
       children.map((child) => ({ key: child, code: "PARENT_FAILED", message: `parent failed: ${parent}` })),
       now,
-    );
-    stack.push(...children);
-  }
-  return failed;
+    ),
+  );
 }
 
 /**
@@ -102,7 +114,6 @@ export async function queueReady(
   filter: RowFilter = {},
 ): Promise<string[]> {
   const blocked = new Map<string, string[]>();
-  const belowBlocked: Orphan[] = [];
   for (const o of await outbox.orphans(filter)) {
     if (o.parentStatus === "failed") {
       await failWithDescendants(
@@ -112,18 +123,13 @@ export async function queueReady(
         "none",
         now,
       );
-    } else if (o.parentStatus === "blocked") {
-      if (o.status !== "blocked") belowBlocked.push(o);
     } else if (o.status !== "blocked") {
+      // Its parent exists without an id, or is blocked (a process stopped between blocking
+      // a row and the rows below it): it waits for the same id.
       blocked.set(o.parentKey, [...(blocked.get(o.parentKey) ?? []), o.key]);
     }
   }
-  for (const [parentKey, keys] of blocked) await blockWithDescendants(outbox, keys, parentKey, now);
-  // Rows left pending below a blocked row (by a process that stopped between the two writes).
-  for (const o of belowBlocked) {
-    const root = await blockingRoot(outbox, o.parentKey);
-    await blockWithDescendants(outbox, [o.key], root, now, waitingForAncestor(o.parentKey, root));
-  }
+  for (const [parentKey, keys] of blocked) await blockUnder(outbox, keys, parentKey, now);
   return outbox.takeReady(now, filter);
 }
 
@@ -140,6 +146,6 @@ export async function afterExistsWithoutId(
   if (ids.length === 1 && (await outbox.learnId(row.key, ids[0] as number, "inline-parent", now)))
     return outbox.takeReady(now, { parentKey: row.key });
   const children = await outbox.unsettledChildren(row.key);
-  if (children.length) await blockWithDescendants(outbox, children, row.key, now);
+  if (children.length) await blockUnder(outbox, children, row.key, now);
   return [];
 }
