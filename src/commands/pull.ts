@@ -17,10 +17,12 @@ export const runSync: CommandRun = async (ctx) => {
 };
 
 export const runMigrate: CommandRun = async (ctx) => {
-  const target = typeof ctx.flags.db === "string" ? databaseTarget(ctx.flags.db) : ctx.config().database;
+  // With --db there may be no config: the default lease then tells a dead run from a live one.
+  const cfg = typeof ctx.flags.db === "string" ? undefined : ctx.config();
+  const target = cfg ? cfg.database : databaseTarget(ctx.flags.db as string);
   const store = await openStore(target);
   try {
-    await cleanUpAfterDeadProcesses(store, await ctx.logger());
+    await cleanUpAfterDeadProcesses(store, await ctx.logger(), cfg?.sync.leaseMs);
     const n = await store.sql.migrationCount();
     ctx.out(`database ${target.display} is up to date (${n} migrations applied)`);
   } finally {

@@ -8,11 +8,14 @@ import type { Owner, RunStore } from "../store/port-runs.js";
 import { LEASE_MS } from "./lease.js";
 import { isGoneHere } from "./owner.js";
 
-/** A live run beats every few seconds; three missed leases mean its process is gone. */
-export const STALE_MS = 3 * LEASE_MS;
-
-/** How long a run may be silent before it counts as dead, for a lease of `leaseMs`. */
+/**
+ * How long a run may be silent before it counts as dead, for a lease of `leaseMs`: a live run
+ * beats every sixth of its lease, so three missed leases mean its process is gone.
+ */
 export const staleAfterLease = (leaseMs: number) => 3 * leaseMs;
+
+/** The same, for the default lease. */
+export const STALE_MS = staleAfterLease(LEASE_MS);
 const LEGACY_MS = 60 * 60_000;
 
 export interface Reaped {
