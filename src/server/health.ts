@@ -1,5 +1,6 @@
 /** /healthz (the process answers) and /readyz (its dependencies answer). */
 import type { Context } from "hono";
+import { withDeadline } from "../deadline.js";
 import type { Readiness } from "./types.js";
 
 /** Alive while the event loop turns: no dependency is checked, so a Redis outage never restarts us. */
@@ -10,27 +11,14 @@ export function healthz(c: Context): Response {
 /** 200 with the readiness when ok, 503 otherwise; a readiness that throws or hangs is a 503 saying so. */
 export function readyz(readiness: () => Promise<Readiness>, timeoutMs: number) {
   return async (c: Context): Promise<Response> => {
-    const result = await withTimeout(readiness, timeoutMs);
+    const o = await withDeadline(Promise.resolve().then(readiness), timeoutMs);
+    const result = !o.settled
+      ? failed(`readiness check did not answer within ${timeoutMs} ms`)
+      : "error" in o
+        ? failed(`readiness check failed: ${o.error instanceof Error ? o.error.message : String(o.error)}`)
+        : o.value;
     return c.json(result, result.ok ? 200 : 503);
   };
-}
-
-async function withTimeout(readiness: () => Promise<Readiness>, timeoutMs: number): Promise<Readiness> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<Readiness>((resolve) => {
-    timer = setTimeout(
-      () => resolve(failed(`readiness check did not answer within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    timer.unref(); // a pending probe must not hold a stopping process
-  });
-  try {
-    return await Promise.race([readiness(), timedOut]);
-  } catch (err) {
-    return failed(`readiness check failed: ${err instanceof Error ? err.message : String(err)}`);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function failed(detail: string): Readiness {
