@@ -19,7 +19,7 @@ export function healthKey(h: Health): string {
 }
 
 /** A stored health back as flags (null: nothing alerted yet, which reads as healthy). */
-export function parseHealth(key: string | null): Health {
+function parseHealth(key: string | null): Health {
   return { failing: key?.includes("failing") ?? false, stale: key?.includes("stale") ?? false };
 }
 

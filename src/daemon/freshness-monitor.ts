@@ -4,7 +4,7 @@
  * Without a webhook the changes are still logged.
  */
 import { hostname } from "node:os";
-import { type AlertEvent, alertsFor, type Health, healthKey } from "../alerts/transitions.js";
+import { type AlertEvent, alertsFor, healthKey } from "../alerts/transitions.js";
 import { WebhookSender } from "../alerts/webhook.js";
 import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
@@ -75,13 +75,12 @@ export class FreshnessMonitor {
     for (const c of states) {
       const before = alerted.get(c.companyId) ?? null;
       // c.lastRun is the last finished run: a retry in progress does not read as a recovery.
-      const health: Health = { failing: c.failing, stale: c.stale };
-      const next = healthKey(health);
+      const next = healthKey(c);
       if (before === next || (before === null && next === "ok")) continue;
-      const events = alertsFor(before, health);
+      const events = alertsFor(before, c);
       // Only the daemon whose compare-and-set wins sends (the others saw the same change).
       if (!(await store.runs.setAlertState(c.companyId, before, next, now.toISOString()))) continue;
-      for (const event of events) this.#alert(event, { ...c, ...health }, now);
+      for (const event of events) this.#alert(event, c, now);
     }
   }
 
