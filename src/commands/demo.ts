@@ -4,7 +4,7 @@ import { SIM_CLIENT_ID, SIM_CLIENT_SECRET, startSimulator } from "../simulator/s
 import { openStore } from "../store/open.js";
 import { runSyncCommand } from "./sync.js";
 import { formatTable } from "./table.js";
-import { type CommandRun, type Flags, intFlag, UsageError } from "./types.js";
+import { atLeast, type CommandRun } from "./types.js";
 
 const QUERIES: { title: string; sql: string }[] = [
   {
@@ -77,9 +77,3 @@ export const runDemo: CommandRun = async (ctx) => {
     await sim.close();
   }
 };
-
-function atLeast(flags: Flags, name: string, min: number): number | undefined {
-  const n = intFlag(flags, name);
-  if (n !== undefined && n < min) throw new UsageError(`--${name} must be at least ${min}, got ${n}`);
-  return n;
-}

@@ -4,11 +4,10 @@ import { openStore } from "../store/open.js";
 import type { OutboxRow } from "../store/port-outbox.js";
 import { withPushQueue } from "./push-env.js";
 import { formatTable } from "./table.js";
-import { type CommandRun, intFlag, UsageError } from "./types.js";
+import { atLeast, type CommandRun, UsageError } from "./types.js";
 
 export const runPushFailures: CommandRun = async (ctx) => {
-  const limit = intFlag(ctx.flags, "limit") ?? 100;
-  if (limit < 1) throw new UsageError(`--limit must be at least 1, got ${limit}`);
+  const limit = atLeast(ctx.flags, "limit", 1) ?? 100;
   const store = await openStore(ctx.config().database);
   try {
     const rows = await store.outbox.rowsWithStatus(ctx.flags.blocked ? "blocked" : "failed", {

@@ -7,15 +7,13 @@ import {
   type OutputFormat,
 } from "./format/defaults.js";
 import { runQuery } from "./query-run.js";
-import { type CommandRun, type Flags, intFlag, UsageError } from "./types.js";
+import { atLeast, type CommandRun, type Flags, UsageError } from "./types.js";
 
 export const runQueryCommand: CommandRun = async (ctx) => {
   const sql = ctx.positionals[0];
   if (!sql) throw new UsageError('missing the SQL text, e.g. tas-sync query "SELECT * FROM sync_runs"');
   const format = formatFlag(ctx.flags);
-  const maxWidth = intFlag(ctx.flags, "max-width");
-  if (maxWidth !== undefined && maxWidth < 4)
-    throw new UsageError(`--max-width must be at least 4, got ${maxWidth}`);
+  const maxWidth = atLeast(ctx.flags, "max-width", 4);
   const database = typeof ctx.flags.db === "string" ? databaseTarget(ctx.flags.db) : ctx.config().database;
   return runQuery({
     sql,

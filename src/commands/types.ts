@@ -67,6 +67,13 @@ export function intFlag(flags: Flags, name: string): number | undefined {
   return n;
 }
 
+/** An integer flag that, when given, must be at least `min`. */
+export function atLeast(flags: Flags, name: string, min: number): number | undefined {
+  const n = intFlag(flags, name);
+  if (n !== undefined && n < min) throw new UsageError(`--${name} must be at least ${min}, got ${n}`);
+  return n;
+}
+
 export function numberFlag(flags: Flags, name: string): number | undefined {
   const v = flags[name];
   if (v === undefined) return undefined;
