@@ -6,16 +6,6 @@
 import type { DatabaseTarget } from "../../config/index.js";
 import { StoreError, StoreUnavailableError } from "../errors.js";
 
-const UNREACHABLE = new Set([
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "EAI_AGAIN",
-  "57P03",
-]);
-
 import type { OpenOptions } from "../open.js";
 import type { Store } from "../port.js";
 import { appliedMigrations, migratePostgres } from "./migrate.js";
@@ -24,6 +14,7 @@ import { createPool, type Pool } from "./pool.js";
 import { readOnlyQuery } from "./query.js";
 import { postgresRuns } from "./runs/index.js";
 import { applySnapshot } from "./snapshot/apply.js";
+import { isUnreachable } from "./tx.js";
 
 export type { Pool };
 
@@ -51,8 +42,7 @@ export async function openPostgresStore(
     await pool.end().catch(() => {});
     const message = `cannot connect to ${target.display}: ${(err as Error).message}`;
     // A server that does not answer is not the config's to fix (a refused password is).
-    if (UNREACHABLE.has(String((err as { code?: unknown }).code)) || /timeout/i.test((err as Error).message))
-      throw new StoreUnavailableError(message);
+    if (isUnreachable(err)) throw new StoreUnavailableError(message);
     throw new StoreError(message);
   }
   try {

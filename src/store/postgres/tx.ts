@@ -38,6 +38,27 @@ export function isConnectionError(err: unknown): boolean {
   return /Connection terminated|not queryable/i.test(e?.message ?? "");
 }
 
+const UNREACHABLE = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EAI_AGAIN",
+  "57P03",
+]);
+
+/**
+ * A first connection failed because the server does not answer (down, starting, unreachable):
+ * not the config's to fix, unlike a refused password or an unknown host or database.
+ */
+export function isUnreachable(err: unknown): boolean {
+  return (
+    UNREACHABLE.has(String((err as { code?: unknown })?.code)) ||
+    /timeout/i.test((err as Error)?.message ?? "")
+  );
+}
+
 /** PostgreSQL asks to run the transaction again (deadlock, serialization failure). */
 export function isRetryable(err: unknown): boolean {
   const code = (err as { code?: string })?.code;

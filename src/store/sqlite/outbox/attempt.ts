@@ -1,25 +1,14 @@
 /** What a create job reads of its row, and the write-ahead marks around each attempt. */
 import { eq } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/better-sqlite3";
-import { scenarioRequests, type scenarios } from "../../../schema/sqlite/index.js";
+import { scenarioRequests } from "../../../schema/sqlite/index.js";
 import type { AttemptKnowledge, OutboxRow, SendableRow, Settle } from "../../port-outbox.js";
-import { sendableOf } from "../../rows.js";
+import { type SendableJoin, sendableOf } from "../../rows.js";
 import type { Sqlite } from "../connection.js";
 import { perConnection, plucked, prepared } from "../prepared.js";
 
-type Request = typeof scenarioRequests.$inferSelect;
-/** The row as SQLite gives it: booleans as 0/1, the parent's columns (p...) null without one. */
-type SendableRaw = Pick<
-  Request,
-  "status" | "companyId" | "projectId" | "payloadJson" | "parentKey" | "attempts"
-> & {
-  inFlight: number;
-  uncertain: number;
-  pStatus: Request["status"] | null;
-  pScenarioId: Request["scenarioId"];
-  pPayloadJson: Request["payloadJson"] | null;
-  pScenarioJson: (typeof scenarios.$inferSelect)["rawJson"] | null;
-};
+/** The row as SQLite gives it: booleans as 0/1. */
+type SendableRaw = Omit<SendableJoin, "inFlight" | "uncertain"> & { inFlight: number; uncertain: number };
 
 /** The row with its parent's status, id, answer and request: one statement. */
 export function sendable(sqlite: Sqlite, key: string): SendableRow | undefined {
