@@ -88,10 +88,6 @@ export function printSummary(
 }
 
 /**
- * Whether a daemon consumes the push queue: BullMQ workers name their Redis connection, so
- * CLIENT LIST counts them (a Redis that refuses CLIENT LIST leaves it unknown).
- */
-/**
  * Jobs left active by a worker that is gone (kill -9, a crash) keep their locks until they
  * expire: say so, and how long, instead of seeming to hang.
  */
@@ -110,6 +106,10 @@ async function sayWhatIsHeld(ctx: CommandContext, queue: PushEnv["queue"]): Prom
   );
 }
 
+/**
+ * Whether a daemon consumes the push queue: BullMQ workers name their Redis connection, so
+ * CLIENT LIST counts them (a Redis that refuses CLIENT LIST leaves it unknown).
+ */
 async function sayWhoConsumes(ctx: CommandContext, queue: PushEnv["queue"]): Promise<void> {
   const workers = await valueWithin(queue.queue.getWorkersCount(), 3000);
   if (workers === undefined)

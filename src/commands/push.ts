@@ -3,14 +3,10 @@
  * hand it to push-submit.ts (outbox, queue, --wait). A dry run loads no Redis, SQLite or HTTP.
  */
 import { type LoadedSeed, loadSeed } from "../push/submit.js";
-import { formatProblem, formatWarning } from "../seed/index.js";
-import { escapeControls } from "../text/escape.js";
+import { formatProblem, formatWarning, safe } from "../seed/index.js";
 import { type CommandContext, type CommandRun, UsageError } from "./types.js";
 
 const MAX_LISTED = 50;
-
-/** Text from the file or the command line, shown without its control characters. */
-export const safe = (s: string) => escapeControls(s, { replacement: true });
 
 /** Problems and warnings of the file go to stderr: stdout carries only what was done. */
 const err = (line: string) => {

@@ -26,7 +26,7 @@ export function formatFromPath(path: string): SeedFormat {
  * newline, ESC) and U+FFFD (what bytes that are not UTF-8 became) are shown as escapes, so a
  * report is one line per problem and a seed file cannot drive the terminal.
  */
-const safe = (s: string) => escapeControls(s, { replacement: true });
+export const safe = (s: string) => escapeControls(s, { replacement: true });
 
 /** One line, compiler style: `scenarios.csv:14: parent_key: unknown parent_key "abc"`. */
 export function formatProblem(file: string, p: SeedProblem): string {

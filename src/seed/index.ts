@@ -1,6 +1,6 @@
 /** The seed-file reader and validator for `tas-sync push FILE`. */
 export { SeedFormatError } from "./errors.js";
-export { formatFromPath, formatProblem, formatWarning } from "./format.js";
+export { formatFromPath, formatProblem, formatWarning, safe } from "./format.js";
 export { parseSeed } from "./parse.js";
 export { readSeedFile } from "./read.js";
 export type {

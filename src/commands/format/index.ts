@@ -9,10 +9,10 @@ import type { RowSink, Write } from "./sink.js";
 import { type TableOptions, tableSink } from "./table.js";
 
 export { csvField, csvSink } from "./csv.js";
-export { isOutputFormat, OUTPUT_FORMATS, type OutputFormat } from "./defaults.js";
+export type { OutputFormat } from "./defaults.js";
 export { jsonSink, ndjsonSink } from "./json.js";
 export type { RowSink, Write } from "./sink.js";
-export { DEFAULT_MAX_CELL_WIDTH, type TableOptions, tableSink } from "./table.js";
+export { type TableOptions, tableSink } from "./table.js";
 export { valueJson, valueText } from "./value.js";
 export { displayWidth, fitWidth, truncateToWidth } from "./width.js";
 

@@ -17,8 +17,6 @@ export interface TableOptions {
   sampleRows?: number;
 }
 
-export { DEFAULT_MAX_CELL_WIDTH };
-
 const DEFAULT_SAMPLE_ROWS = 1000;
 const NULL_TEXT = "NULL";
 const GAP = "  ";
