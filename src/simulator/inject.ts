@@ -7,16 +7,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { RequestContext } from "./context.js";
 import { sendError } from "./http.js";
 
-export const PLAN_LIST_ROUTE = "GET /api/plans";
-
-export interface FaultRoute {
-  key: string;
-  /** The symbolic name of a 500 for this operation (seed 7.x). */
-  serverError: string;
-}
-
-/** Answers 429 or 500 when the faults say so; true when the request needs nothing more. */
-export async function injectFaults(ctx: RequestContext, route: FaultRoute): Promise<boolean> {
+/**
+ * Answers 429 or 500 (`serverError`: the symbolic name of a 500 for this operation, seed 7.x)
+ * when the faults say so; true when the request needs nothing more.
+ */
+export async function injectFaults(ctx: RequestContext, serverError: string): Promise<boolean> {
   const { state, res } = ctx;
   const faults = state.faults;
   let waitMs = faults.latencyMs;
@@ -34,7 +29,7 @@ export async function injectFaults(ctx: RequestContext, route: FaultRoute): Prom
     return true;
   }
   if (state.dice.roll(faults.errorRate)) {
-    sendError(res, 500, route.serverError, "Simulated server error");
+    sendError(res, 500, serverError, "Simulated server error");
     return true;
   }
   return false;

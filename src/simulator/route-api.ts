@@ -50,9 +50,8 @@ export function checkCompanyHeader(ctx: RequestContext, companyId: number): bool
   return true;
 }
 
-/** GET /api/plans: every plan of the token's company, as one cached JSON array. */
 /**
- * GET /api/plans. The list is taken when the request arrives; the plan-list delays hold it
+ * GET /api/plans: every plan of the token's company, as one cached JSON array. The list is taken when the request arrives; the plan-list delays hold it
  * before its first byte, as a server that builds its answer and then sends it slowly: a delayed
  * answer is an older snapshot than one asked for later and answered at once.
  */

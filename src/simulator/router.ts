@@ -6,7 +6,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { RequestContext, RouteHandler } from "./context.js";
 import { readBody, sendError } from "./http.js";
-import { injectFaults, PLAN_LIST_ROUTE } from "./inject.js";
+import { injectFaults } from "./inject.js";
 import * as admin from "./route-admin.js";
 import { handlePlans, handleReport } from "./route-api.js";
 import { handleCreateScenario } from "./route-create.js";
@@ -24,6 +24,7 @@ interface Route {
 }
 
 export const CREATE_ROUTE = "POST /api/projects/:projectId/scenarios";
+const PLAN_LIST_ROUTE = "GET /api/plans";
 const API_BODY_LIMIT = 1024 * 1024;
 const ADMIN_BODY_LIMIT = 64 * 1024 * 1024;
 
@@ -126,8 +127,7 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, state: Simula
   }
   const params = route.pattern.exec(path)?.slice(1) ?? [];
   const ctx: RequestContext = { req, res, url, params, body, state, nowMs: Date.now() };
-  if (route.serverError && (await injectFaults(ctx, { key: route.key, serverError: route.serverError })))
-    return;
+  if (route.serverError && (await injectFaults(ctx, route.serverError))) return;
   // Latency may have passed: token expiry is judged at answer time.
   ctx.nowMs = Date.now();
   await route.handler(ctx);
