@@ -10,6 +10,15 @@ export interface ConnectionOptions {
   readonly?: boolean;
 }
 
+/** How long a writer waits for another process's transaction unless told otherwise. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 60_000;
+
+/** SQLITE_BUSY and its extended codes (BUSY_SNAPSHOT, BUSY_RECOVERY). */
+export function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
+}
+
 export function openConnection(path: string, opts: ConnectionOptions = {}): Sqlite {
   let sqlite: Sqlite;
   try {
@@ -18,13 +27,18 @@ export function openConnection(path: string, opts: ConnectionOptions = {}): Sqli
     const hint = opts.readonly ? " (does it exist? run tas-sync sync first)" : "";
     throw new StoreError(`cannot open database ${path}: ${(err as Error).message}${hint}`);
   }
-  // First: every later statement (journal mode, migrations) then waits for other openers.
-  sqlite.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 60_000}`);
-  if (opts.readonly) return sqlite;
-  // WAL: readers keep reading the last committed snapshot while a sync writes.
-  sqlite.pragma("journal_mode = WAL");
-  sqlite.pragma("synchronous = NORMAL");
-  // 64 MiB of page cache: a 100k-plan snapshot otherwise spills the default 2 MiB constantly.
-  sqlite.pragma("cache_size = -65536");
-  return sqlite;
+  try {
+    // First: every later statement (journal mode, migrations) then waits for other openers.
+    sqlite.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS}`);
+    if (opts.readonly) return sqlite;
+    // WAL: readers keep reading the last committed snapshot while a sync writes.
+    sqlite.pragma("journal_mode = WAL");
+    sqlite.pragma("synchronous = NORMAL");
+    // 64 MiB of page cache: a 100k-plan snapshot otherwise spills the default 2 MiB constantly.
+    sqlite.pragma("cache_size = -65536");
+    return sqlite;
+  } catch (err) {
+    sqlite.close();
+    throw err;
+  }
 }

@@ -1,6 +1,6 @@
 /** The SQLite store: one file, one connection per Store, migrations applied on open. */
 import type { Store } from "../port.js";
-import { openConnection, type Sqlite } from "./connection.js";
+import { DEFAULT_BUSY_TIMEOUT_MS, isBusy, openConnection, type Sqlite } from "./connection.js";
 import { appliedMigrations, migrateSqlite } from "./migrate.js";
 import { sqliteOutbox } from "./outbox/index.js";
 import { readOnlyQuery } from "./query.js";
@@ -22,17 +22,32 @@ export interface SqliteOptions {
   busyTimeoutMs?: number;
 }
 
-export function openSqliteStore(path: string, opts: SqliteOptions = {}): SqliteStore {
-  const sqlite = openConnection(path, {
-    ...(opts.busyTimeoutMs === undefined ? {} : { busyTimeoutMs: opts.busyTimeoutMs }),
-    ...(opts.readonly ? { readonly: true } : {}),
-  });
-  try {
-    if (opts.migrate !== false && !opts.readonly) migrateSqlite(sqlite);
-  } catch (err) {
-    sqlite.close();
-    throw err;
+/**
+ * Opens the file and applies pending migrations. Processes opening a new database at the same
+ * instant can meet SQLITE_BUSY without SQLite asking the busy handler (the switch to WAL, a
+ * read snapshot that another opener's migration made stale); seen under heavy load. Such an
+ * open is tried again, from the start, for as long as the busy timeout.
+ */
+function openAndMigrate(path: string, opts: SqliteOptions): Sqlite {
+  const busyTimeoutMs = opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  const deadline = Date.now() + busyTimeoutMs;
+  for (let attempt = 1; ; attempt++) {
+    let sqlite: Sqlite | undefined;
+    try {
+      sqlite = openConnection(path, { busyTimeoutMs, ...(opts.readonly ? { readonly: true } : {}) });
+      if (opts.migrate !== false && !opts.readonly) migrateSqlite(sqlite);
+      return sqlite;
+    } catch (err) {
+      sqlite?.close();
+      if (!isBusy(err) || Date.now() >= deadline) throw err;
+      // Synchronous like the rest of the open: a short, growing pause before the next try.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(250, 20 * attempt));
+    }
   }
+}
+
+export function openSqliteStore(path: string, opts: SqliteOptions = {}): SqliteStore {
+  const sqlite = openAndMigrate(path, opts);
   return {
     dialect: "sqlite",
     display: path,
