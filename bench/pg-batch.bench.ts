@@ -53,7 +53,7 @@ function makeRows(n: number): PlanRow[] {
     rawJson: JSON.stringify({ id: 1_000_000 + i, filler }),
     contentHash: randomBytes(16).toString("hex"),
     firstSeenAt: "2025-03-01T10:00:00.000Z",
-    lastSeenAt: "2025-03-01T10:00:00.000Z",
+    seenAt: "2025-03-01T10:00:00.000Z",
     deletedAt: null,
   }));
 }

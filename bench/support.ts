@@ -52,3 +52,68 @@ export function verdict(ok: boolean): string {
 export function peakRssMb(): number {
   return process.resourceUsage().maxRSS / 1024;
 }
+
+/**
+ * A benchmark's figures, ratios and targets: one line each as they come, then one verdict line
+ * at the end; `exitCode` is 1 when any target was missed.
+ */
+export class Report {
+  readonly #missed: string[] = [];
+  #targets = 0;
+
+  constructor(readonly name: string) {}
+
+  /** A measured figure. */
+  figure(label: string, text: string): void {
+    console.log(`${label.padEnd(44)} ${text}`);
+  }
+
+  /** A target: `value` against `limit` (`at least` or `at most`), printed with its verdict. */
+  target(
+    label: string,
+    value: number,
+    kind: "at least" | "at most",
+    limit: number,
+    show: (n: number) => string,
+  ): boolean {
+    const ok = kind === "at least" ? value >= limit : value <= limit;
+    this.#targets++;
+    if (!ok) this.#missed.push(label);
+    console.log(
+      `${label.padEnd(44)} ${show(value).padEnd(12)} (target ${kind} ${show(limit)})  ${verdict(ok)}`,
+    );
+    return ok;
+  }
+
+  /** A check that is no ratio (a count that must be 0, a phase that must complete). */
+  check(label: string, ok: boolean, detail: string): boolean {
+    this.#targets++;
+    if (!ok) this.#missed.push(label);
+    console.log(`${label.padEnd(44)} ${detail}  ${verdict(ok)}`);
+    return ok;
+  }
+
+  /** Prints the verdict line; returns the exit code. */
+  end(): number {
+    const line = this.#missed.length
+      ? `${this.name}: FAIL (${this.#missed.length} of ${this.#targets} targets missed: ${this.#missed.join("; ")})`
+      : `${this.name}: PASS (${this.#targets} of ${this.#targets} targets met)`;
+    console.log("");
+    console.log(line);
+    return this.#missed.length ? 1 : 0;
+  }
+}
+
+/** Runs `run` `rounds` times (in order); returns every result, and the best by `score` (lowest). */
+export async function bestOf<T>(
+  rounds: number,
+  run: (round: number) => Promise<T>,
+  score: (t: T) => number,
+): Promise<{ best: T; all: T[] }> {
+  const all: T[] = [];
+  for (let i = 0; i < rounds; i++) all.push(await run(i));
+  const best = all.reduce((a, b) => (score(b) < score(a) ? b : a));
+  return { best, all };
+}
+
+export const MB = 1_000_000;

@@ -1,30 +1,27 @@
 /**
- * npm run bench:sync — 100,000 plans (a third mobile) for one company from the simulator.
- * Prints plans/s of a full sync and of a no-change re-sync, peak RSS, and as the baseline a
- * raw better-sqlite3 prepared-statement loop inserting the same rows in one transaction.
- * With `--store postgres` (or BENCH_STORE=postgres) the same two syncs then run into PostgreSQL
- * against a COPY baseline, SQLite's figures beside (./sync-postgres.ts).
- * Then 8 companies whose plan lists are slow to start: one sync of all 8 at sync.concurrency 8
- * against the sum of syncing each alone (./sync-concurrent.ts).
+ * npm run bench:sync — 100,000 plans (a third mobile) of one company, from the simulator in a
+ * child process. Each side runs in a process of its own, at least three times; the best run
+ * of each side is compared. Baselines, measured in the same run:
+ *   - download + JSON.parse of the list: what a no-change re-sync may cost at most;
+ *   - the raw pipeline (./sync/raw-sqlite.ts): download, JSON.parse, the same rows through
+ *     prepared inserts in one transaction, no history; its database's size too.
+ * With `--store postgres` (or BENCH_STORE=postgres) the same into PostgreSQL against the raw
+ * COPY pipeline. Then 8 companies whose plan lists are slow to start: one sync of all 8 at
+ * sync.concurrency 8 against the sum of syncing each alone (./sync-concurrent.ts).
+ * Exits 1 when a target is missed.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
-import { parseConfig } from "../src/config/index.js";
 import { createLogger } from "../src/log.js";
-import { normalizePlan } from "../src/normalize/index.js";
-import { createClients } from "../src/runtime.js";
-import { openSqliteStore } from "../src/store/sqlite/index.js";
-import { syncCompany } from "../src/sync/company.js";
-import { contentHash } from "../src/sync/record.js";
-import { planSchema } from "../src/wire/schemas.js";
-import { baselineOps, runBaseline } from "./raw-baseline.js";
-import { fmt, peakRssMb, spawnSimulator, verdict } from "./support.js";
+import { bestOf, fmt, MB, Report, spawnSimulator } from "./support.js";
+import type { ChildInput, ChildResult } from "./sync/child.js";
+import { BenchDatabases, runChild } from "./sync/run-child.js";
 import { concurrentPhase } from "./sync-concurrent.js";
-import { postgresPhase } from "./sync-postgres.js";
 
 const PLANS = Number(process.env.BENCH_PLANS ?? 100_000);
+const ROUNDS = Math.max(3, Number(process.env.BENCH_ROUNDS ?? 3));
 
 /** `--store postgres` / `--store=postgres`, else BENCH_STORE; default sqlite (SQLite only). */
 function storeOption(argv: readonly string[]): "sqlite" | "postgres" {
@@ -36,116 +33,171 @@ function storeOption(argv: readonly string[]): "sqlite" | "postgres" {
   return value;
 }
 
-async function main(): Promise<void> {
-  await throughputPhases(storeOption(process.argv.slice(2)));
-  // After the first simulator is gone: its own simulator, so the plan-list delay reaches nothing else.
+type Sim = Pick<ChildInput, "baseUrl" | "token" | "companyId">;
+
+const ms = (n: number) => `${fmt(n)} ms`;
+const x = (n: number) => `${fmt(n, 2)}x`;
+const mb = (n: number) => `${fmt(n / MB, 1)} MB`;
+const all = (runs: ChildResult[], pick: (r: ChildResult) => number | undefined) =>
+  `(runs: ${runs.map((r) => fmt(pick(r) ?? 0)).join(", ")})`;
+
+async function main(): Promise<number> {
+  const store = storeOption(process.argv.slice(2));
+  const report = new Report("bench:sync");
   const dir = mkdtempSync(join(tmpdir(), "tas-bench-sync-"));
   try {
-    await concurrentPhase(dir, createLogger({ level: "warn", pretty: false }));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/**
- * One company's full sync, no-change re-sync and peak RSS, against the raw insert loop; then,
- * for postgres, the same into PostgreSQL against COPY.
- */
-async function throughputPhases(store: "sqlite" | "postgres"): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "tas-bench-sync-"));
-  const sim = await spawnSimulator(["--companies", "1", "--plans", String(PLANS), "--reports", "3"]);
-  const company = sim.companies[0];
-  if (!company) throw new Error("simulator reported no company");
-  const logger = createLogger({ level: "warn", pretty: false });
-  const cfg = parseConfig(
-    {
-      baseUrl: sim.baseUrl,
-      database: join(dir, "bench.db"),
-      auth: { token: company.staticToken },
-      // Plans only: the figures are plans/s.
-      companies: [{ id: company.id, reportIds: [] }],
-      http: { maxRequestsPerSecond: 1000, timeoutMs: 120_000 },
-    },
-    "(bench)",
-  );
-  try {
-    console.log(`bench:sync — ${fmt(PLANS)} plans for company ${company.id} (simulator in a child process)`);
-    // Warm the simulator's serialization cache so neither side pays for it.
-    const warm = await request(`${sim.baseUrl}/api/plans`, {
-      headers: { authorization: `Bearer ${company.staticToken}` },
-    });
-    const bodyBytes = (await warm.body.arrayBuffer()).byteLength;
-    console.log(`response body: ${fmt(bodyBytes / 1024 / 1024, 1)} MiB`);
-
-    const sqlite = openSqliteStore(cfg.database.display);
-    const clients = createClients(cfg, logger);
-    const sync = () =>
-      syncCompany(
-        { store: sqlite, client: clients.clientFor(company.id), logger },
-        { companyId: company.id, reportIds: [], trigger: "bench" },
-      );
-    const full = await sync();
-    if (full.status === "failed") throw new Error(`full sync failed: ${full.errors.join("; ")}`);
-    const fullRate = full.counts.inserted / (full.durationMs / 1000);
-    const again = await sync();
-    const resyncRate = again.counts.unchanged / (again.durationMs / 1000);
-    const rss = peakRssMb();
-    await clients.close();
-    await sqlite.close();
-
-    // Baseline: the same rows, normalized in advance, inserted by a plain prepared-statement loop.
-    const rows = await preparedRows(sim.baseUrl, company.staticToken);
-    const base = openSqliteStore(join(dir, "baseline.db"));
-    const { tables, ops } = baselineOps(rows, new Date().toISOString());
-    const baseMs = runBaseline(base.sqlite, tables, ops);
-    await base.close();
-    const baseRate = rows.length / (baseMs / 1000);
-
-    const ratioFull = fullRate / baseRate;
-    const ratioResync = resyncRate / fullRate;
-    console.log("");
-    console.log(
-      `full sync           ${fmt(full.counts.inserted)} plans in ${fmt(full.durationMs)} ms = ${fmt(fullRate)} plans/s`,
-    );
-    console.log(
-      `no-change re-sync   ${fmt(again.counts.unchanged)} plans in ${fmt(again.durationMs)} ms = ${fmt(resyncRate)} plans/s`,
-    );
-    console.log(
-      `baseline (raw insert loop, same rows, one transaction) ${fmt(rows.length)} plans in ${fmt(baseMs)} ms = ${fmt(baseRate)} plans/s`,
-    );
-    console.log(`peak RSS during the syncs: ${fmt(rss)} MB`);
-    console.log("");
-    console.log(
-      `full sync / baseline      = ${fmt(ratioFull * 100, 1)}%  (target >= 40%)  ${verdict(ratioFull >= 0.4)}`,
-    );
-    console.log(
-      `re-sync / full sync       = ${fmt(ratioResync, 2)}x  (target >= 3x)    ${verdict(ratioResync >= 3)}`,
-    );
-    console.log(`peak RSS                  = ${fmt(rss)} MB (target < 600 MB) ${verdict(rss < 600)}`);
-    if (store === "postgres")
-      await postgresPhase({ baseUrl: sim.baseUrl, companyId: company.id, token: company.staticToken }, rows, {
-        fullRate,
-        resyncRate,
-        baseRate,
-        rssMb: rss,
+    const simProc = await spawnSimulator(["--companies", "1", "--plans", String(PLANS), "--reports", "0"]);
+    try {
+      const company = simProc.companies[0];
+      if (!company) throw new Error("simulator reported no company");
+      const sim: Sim = { baseUrl: simProc.baseUrl, token: company.staticToken, companyId: company.id };
+      // Warm the simulator's serialization cache so that no side pays for it.
+      const warm = await request(`${sim.baseUrl}/api/plans`, {
+        headers: { authorization: `Bearer ${sim.token}` },
       });
+      const bodyBytes = (await warm.body.arrayBuffer()).byteLength;
+      console.log(
+        `bench:sync — ${fmt(PLANS)} plans of company ${sim.companyId}, list ${fmt(bodyBytes / 1024 / 1024, 1)} MiB; best of ${ROUNDS} runs per side, each in its own process`,
+      );
+      await sqlitePhase(sim, dir, report);
+      if (store === "postgres") await postgresPhase(sim, report);
+    } finally {
+      await simProc.stop();
+    }
+    // Its own simulator: the plan-list delay must reach nothing else.
+    const ok = await concurrentPhase(dir, createLogger({ level: "warn", pretty: false }));
+    report.check("concurrency phase", ok, "(see its lines above)");
   } finally {
-    await sim.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+  return report.end();
+}
+
+async function sqlitePhase(sim: Sim, dir: string, report: Report): Promise<void> {
+  console.log("");
+  console.log("SQLite");
+  let n = 0;
+  const fresh = () => join(dir, `db-${n++}.sqlite`);
+  const download = await bestOf(
+    ROUNDS,
+    () => runChild({ mode: "download", ...sim }),
+    (r) => r.ms,
+  );
+  const raw = await bestOf(
+    ROUNDS,
+    () => runChild({ mode: "raw", ...sim, database: fresh() }),
+    (r) => r.ms,
+  );
+  const sync = await bestOf(
+    ROUNDS,
+    () => runChild({ mode: "sync", ...sim, database: fresh() }),
+    (r) => r.ms,
+  );
+  const resync = sync.all.reduce((a, b) => ((b.resyncMs ?? 0) < (a.resyncMs ?? 0) ? b : a));
+  const worst = (pick: (r: ChildResult) => number) => Math.max(...sync.all.map(pick));
+  const s = sync.best;
+  if (s.plans !== raw.best.plans || s.plans !== PLANS)
+    throw new Error(
+      `the sides wrote different lists: sync ${s.plans}, raw ${raw.best.plans}, expected ${PLANS}`,
+    );
+  report.figure("download + JSON.parse", `${ms(download.best.ms)} ${all(download.all, (r) => r.ms)}`);
+  report.figure(
+    "raw pipeline (prepared inserts, no history)",
+    `${ms(raw.best.ms)} = ${fmt(PLANS / (raw.best.ms / 1000))} plans/s ${all(raw.all, (r) => r.ms)}, database ${mb(raw.best.dbBytes ?? 0)}`,
+  );
+  report.figure(
+    "full sync",
+    `${ms(s.ms)} = ${fmt(PLANS / (s.ms / 1000))} plans/s ${all(sync.all, (r) => r.ms)}, database ${mb(s.dbBytes ?? 0)}`,
+  );
+  report.figure("  write lock held (full sync)", `${ms(s.writeMs ?? 0)} ${all(sync.all, (r) => r.writeMs)}`);
+  report.figure(
+    "no-change re-sync",
+    `${ms(resync.resyncMs ?? 0)} ${all(sync.all, (r) => r.resyncMs)}, ${fmt(resync.resyncUnchanged ?? 0)} unchanged`,
+  );
+  report.figure(
+    "  write lock held (re-sync)",
+    `${ms(resync.resyncWriteMs ?? 0)} ${all(sync.all, (r) => r.resyncWriteMs)}`,
+  );
+  report.figure(
+    "  bytes written by the re-sync (storage)",
+    `${mb(worst((r) => r.resyncWriteBytes ?? 0))} (write_bytes; all write() calls: ${mb(worst((r) => r.resyncWchar ?? 0))})`,
+  );
+  report.figure(
+    "peak RSS of the sync process",
+    `${fmt(worst((r) => r.rssMb))} MB ${all(sync.all, (r) => r.rssMb)}`,
+  );
+  console.log("");
+  report.target("full sync / raw pipeline (plans/s)", raw.best.ms / s.ms, "at least", 0.8, x);
+  report.target(
+    "no-change re-sync / download + JSON.parse",
+    (resync.resyncMs ?? 0) / download.best.ms,
+    "at most",
+    1,
+    x,
+  );
+  report.target(
+    "bytes written by a no-change re-sync",
+    worst((r) => r.resyncWriteBytes ?? 0),
+    "at most",
+    5 * MB,
+    mb,
+  );
+  report.target("database / raw pipeline's", (s.dbBytes ?? 0) / (raw.best.dbBytes ?? 1), "at most", 1.3, x);
+  report.target(
+    "peak RSS of a sync (MB)",
+    worst((r) => r.rssMb),
+    "at most",
+    300,
+    (v) => `${fmt(v)}`,
+  );
+}
+
+async function postgresPhase(sim: Sim, report: Report): Promise<void> {
+  console.log("");
+  console.log("PostgreSQL");
+  const dbs = new BenchDatabases();
+  try {
+    const raw = await bestOf(
+      ROUNDS,
+      async () => runChild({ mode: "raw", ...sim, database: await dbs.create() }),
+      (r) => r.ms,
+    );
+    const sync = await bestOf(
+      ROUNDS,
+      async () => runChild({ mode: "sync", ...sim, database: await dbs.create() }),
+      (r) => r.ms,
+    );
+    const s = sync.best;
+    const resync = sync.all.reduce((a, b) => ((b.resyncMs ?? 0) < (a.resyncMs ?? 0) ? b : a));
+    report.figure(
+      "raw pipeline (COPY per table, no history)",
+      `${ms(raw.best.ms)} = ${fmt(PLANS / (raw.best.ms / 1000))} plans/s ${all(raw.all, (r) => r.ms)}`,
+    );
+    report.figure(
+      "full sync",
+      `${ms(s.ms)} = ${fmt(PLANS / (s.ms / 1000))} plans/s ${all(sync.all, (r) => r.ms)}`,
+    );
+    report.figure(
+      "  write transaction open (full sync)",
+      `${ms(s.writeMs ?? 0)} ${all(sync.all, (r) => r.writeMs)}`,
+    );
+    report.figure("no-change re-sync", `${ms(resync.resyncMs ?? 0)} ${all(sync.all, (r) => r.resyncMs)}`);
+    report.figure("peak RSS of the sync process", `${fmt(Math.max(...sync.all.map((r) => r.rssMb)))} MB`);
+    console.log("");
+    report.target("full sync / raw COPY pipeline (plans/s)", raw.best.ms / s.ms, "at least", 0.7, x);
+    const written = Math.max(...sync.all.map((r) => r.resyncPlanRowsWritten ?? -1));
+    report.check("plan rows a no-change re-sync writes", written === 0, `${fmt(written)} (xmin moved)`);
+  } finally {
+    await dbs.dropAll();
   }
 }
 
-/** Fetch and normalize every plan up front (not timed): the baseline's input. */
-async function preparedRows(baseUrl: string, token: string) {
-  const res = await request(`${baseUrl}/api/plans`, { headers: { authorization: `Bearer ${token}` } });
-  const list = (await res.body.json()) as unknown[];
-  return list.map((item) => {
-    const text = JSON.stringify(item);
-    return { text, hash: contentHash(text), normalized: normalizePlan(planSchema.parse(item)) };
-  });
-}
-
-main().catch((err: unknown) => {
-  console.error(`bench:sync failed: ${err instanceof Error ? err.message : String(err)}`);
-  process.exitCode = 1;
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    console.error(`bench:sync failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+  },
+);

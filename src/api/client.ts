@@ -42,6 +42,11 @@ export interface PlanStreamHandlers {
   onRecord(bytes: Buffer): void;
   /** The body failed midway and the list is fetched again: forget what was received. */
   onRestart(): void;
+  /**
+   * The list failed for good after part of it arrived (the error is thrown next): `tail` is the
+   * element it broke off in, as far as it came, or null.
+   */
+  onBrokenOff?(tail: Buffer | null): void;
 }
 
 export interface CreatedScenario {
@@ -89,7 +94,10 @@ export class TasClient {
         return splitter.count;
       } catch (err) {
         const e = err as ApiError;
-        if (!progress.received || !e.retryable || attempt >= maxAttempts || signal?.aborted) throw e;
+        if (!progress.received || !e.retryable || attempt >= maxAttempts || signal?.aborted) {
+          if (progress.received) handlers.onBrokenOff?.(splitter.pending());
+          throw e;
+        }
         // The body broke off midway: start the list again from scratch.
         handlers.onRestart();
         const wait = backoffMs(attempt);

@@ -149,6 +149,11 @@ export class JsonArraySplitter {
     this.#backslashRun = k < 0 ? this.#backslashRun + run : run;
   }
 
+  /** The bytes of an element begun but not ended (the input broke off inside it), or null. */
+  pending(): Buffer | null {
+    return this.#open && this.#partsBytes > 0 ? Buffer.concat(this.#parts, this.#partsBytes) : null;
+  }
+
   /** Call at end of input: throws when the array was not closed. */
   end(): void {
     if (this.#state !== 2) throw new JsonArrayFormatError("the JSON array ended early (truncated response)");

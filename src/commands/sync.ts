@@ -43,6 +43,7 @@ export async function runSyncCommand(cfg: Config, opts: SyncCommandOptions): Pro
         client: clients.clientFor(id),
         logger: opts.logger,
         leaseMs: cfg.sync.leaseMs,
+        readAheadBytes: cfg.sync.readAheadBytes,
         ...(opts.signal ? { signal: opts.signal } : {}),
         ...(view ? { onProgress: (p) => view.update(p) } : {}),
       }),

@@ -50,6 +50,11 @@ const syncSchema = z
     staleAfter: duration().optional(),
     /** How long a sync's claim on its company lasts unrenewed (renewed every sixth of it). */
     lease: duration(2000).default(60_000),
+    /**
+     * MiB of new or changed plans parsed while the list downloads (before the write
+     * transaction); past it they wait in a temporary file and are parsed while it is written.
+     */
+    readAheadMiB: z.number().int().min(0).max(1024).default(16),
   })
   .prefault({})
   .transform((s, ctx) => {
@@ -62,7 +67,13 @@ const syncSchema = z
       return z.NEVER;
     }
     const every = s.every ?? (s.everyMinutes === undefined ? DEFAULT_SYNC_EVERY_MS : s.everyMinutes * 60_000);
-    return { every, concurrency: s.concurrency, staleAfter: s.staleAfter ?? null, leaseMs: s.lease };
+    return {
+      every,
+      concurrency: s.concurrency,
+      staleAfter: s.staleAfter ?? null,
+      leaseMs: s.lease,
+      readAheadBytes: s.readAheadMiB * 1024 * 1024,
+    };
   });
 
 const serverSchema = (env: NodeJS.ProcessEnv) =>

@@ -1,16 +1,4 @@
-/** Helpers for reading one record's JSON text: one-line reasons for bad records. Pure. */
-import type { z } from "zod";
-
-const MAX_ISSUES = 5;
-
-/** "period.start_date: expected number, received string; ..." (at most 5 issues). */
-export function describeIssues(error: z.ZodError): string {
-  const shown = error.issues
-    .slice(0, MAX_ISSUES)
-    .map((i) => `${i.path.length ? i.path.map(String).join(".") : "(record)"}: ${i.message}`);
-  const more = error.issues.length > MAX_ISSUES ? ` (+${error.issues.length - MAX_ISSUES} more)` : "";
-  return shown.join("; ") + more;
-}
+/** Helpers for reading one record's JSON text. Pure. */
 
 /** The record's id if it has a usable one, so a rejected record can still be named. */
 export function idOf(value: unknown): number | null {

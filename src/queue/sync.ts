@@ -61,6 +61,7 @@ export class SyncQueue extends OwnedQueue {
             client: clients.clientFor(companyId),
             logger,
             leaseMs: cfg.sync.leaseMs,
+            readAheadBytes: cfg.sync.readAheadBytes,
             ...(this.deps.telemetry ? { telemetry: this.deps.telemetry } : {}),
             ...(this.deps.signal ? { signal: this.deps.signal } : {}),
           },

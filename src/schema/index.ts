@@ -36,3 +36,35 @@ export type SyncRunRow = typeof syncRuns.$inferSelect;
 export type ScenarioRequestRow = typeof scenarioRequests.$inferSelect;
 /** Every scenario the service created for us, as it answered (seed 2.1). */
 export type ScenarioRow = typeof scenarios.$inferInsert;
+
+/** Columns of `plans` that come from the record itself (bookkeeping columns are the store's). */
+export type PlanColumns = Omit<PlanRow, "rawJson" | "contentHash" | "firstSeenAt" | "seenAt" | "deletedAt">;
+/** Columns of `scheduled_reports` that come from the record itself. */
+export type ReportColumns = Omit<
+  ReportRow,
+  "rawJson" | "contentHash" | "firstSeenAt" | "lastSeenAt" | "deletedAt"
+>;
+
+/** One plan as rows: its `plans` columns and its child tables' rows. */
+export interface PlanRowSet {
+  plan: PlanColumns;
+  days: PlanDayRow[];
+  resolutions: PlanResolutionRow[];
+  environments: PlanEnvironmentRow[];
+  scenarios: PlanScenarioRow[];
+  alerts: PlanJsonItemRow[];
+  fetchAppFiles: PlanJsonItemRow[];
+  /** Distinct mobile app records referenced by the plan (upserted by id). */
+  mobileApps: MobileAppRow[];
+  planMobileApps: PlanMobileAppRow[];
+}
+
+/** One scheduled report as rows: its `scheduled_reports` columns and its lists. */
+export interface ReportRowSet {
+  report: ReportColumns;
+  planIds: number[];
+  recipients: string[];
+  userRoles: string[];
+  statuses: string[];
+  alerts: ReportAlertRow[];
+}

@@ -1,10 +1,11 @@
 /**
- * Applying one company's snapshot: sync/ decides what changes (a generator of operations, run
- * inside the store's transaction), the store writes them. The SQLite adapter drives the
- * generator synchronously inside one IMMEDIATE transaction; the PostgreSQL one in one
- * transaction under the company's advisory lock, writing in batches.
+ * Applying one company's snapshot. The sync reads the company's index first (what the
+ * database holds, outside any write transaction), decides against it what changes while the
+ * list downloads, and hands the store the operations; the store writes them in one transaction,
+ * unless a newer snapshot was applied meanwhile (superseded) or the company's data moved since
+ * the index was read (stale: nothing is written, and the sync starts again).
  */
-import type { NormalizedPlan, NormalizedReport } from "../normalize/types.js";
+import type { PlanRowSet, ReportRowSet } from "../schema/index.js";
 import type { RunEnd, SyncErrorRecord } from "./port-runs.js";
 
 export interface KnownRecord {
@@ -12,8 +13,10 @@ export interface KnownRecord {
   deleted: boolean;
 }
 
-/** What the database holds for the company when its transaction begins. */
+/** What the database holds for a company, read at one moment. */
 export interface SnapshotIndex {
+  /** The company's write generation then (sync_state.write_generation). */
+  generation: number;
   plans: {
     /** Content hash -> plan id (any of the company's plans, live or deleted). */
     byHash: Map<string, number>;
@@ -26,17 +29,16 @@ export interface SnapshotIndex {
 /** One change of a snapshot. Timestamps are the run's start (the snapshot's time). */
 export type SnapshotOp =
   /** A plan not among the company's (it may exist under another company: then it moves). */
-  | { op: "plan.insert"; plan: NormalizedPlan; rawJson: string; hash: string }
-  | { op: "plan.update"; plan: NormalizedPlan; rawJson: string; hash: string }
-  /** A deleted plan came back with the same content. */
-  | { op: "plan.revive"; id: number; rawJson: string; hash: string }
-  /** Seen, unchanged (only written one by one when deletions are held back). */
-  | { op: "plan.touch"; id: number }
-  /** Every live plan of the company was in the complete list. */
-  | { op: "plan.touchAllLive" }
+  | { op: "plan.insert"; plan: PlanRowSet; rawJson: string; hash: string }
+  /** A known plan whose content changed (live or deleted). */
+  | { op: "plan.update"; plan: PlanRowSet; rawJson: string; hash: string }
+  /** A deleted plan came back with the content it had. */
+  | { op: "plan.revive"; id: number; hash: string }
+  /** Seen, unchanged, in a list whose deletions were held back (a complete list says it for all). */
+  | { op: "plan.seen"; id: number }
   | { op: "plan.delete"; id: number }
-  | { op: "report.write"; report: NormalizedReport; rawJson: string; hash: string; known: boolean }
-  | { op: "report.revive"; id: number; rawJson: string; hash: string }
+  | { op: "report.write"; report: ReportRowSet; rawJson: string; hash: string; known: boolean }
+  | { op: "report.revive"; id: number; hash: string }
   | { op: "report.touch"; id: number }
   | { op: "report.delete"; id: number }
   | {
@@ -48,29 +50,42 @@ export type SnapshotOp =
     }
   | ({ op: "error" } & SyncErrorRecord);
 
+/** How a snapshot ends, known once its last operation is out. */
+export interface SnapshotEnd {
+  run: Omit<RunEnd, "finishedAt">;
+  /** The plan list was complete (deletions applied): every live plan of the company was in it. */
+  plansListed: boolean;
+}
+
+/** The operations of a snapshot, decided against an index; its return value ends it. */
+export type SnapshotOps = Generator<SnapshotOp, SnapshotEnd>;
+
 export interface SnapshotMeta {
   companyId: number;
   runId: number;
-  /** The run's start: the snapshot is at least this new. Stamps versions and deletions. */
+  /** The run's start: the snapshot is at least this new. Stamps versions, sightings, deletions. */
   startedAt: string;
-  reportIds: readonly number[];
+  /** The generation of the index the operations were decided against. */
+  generation: number;
   /** The moment the run ends (asked once the last operation is written). */
   finishedAt: () => string;
 }
 
-/** The operations of a snapshot; its return value ends the run (status, counts, error). */
-export type SnapshotPlan = (index: SnapshotIndex) => Generator<SnapshotOp, Omit<RunEnd, "finishedAt">>;
-
 export type ApplyResult =
-  | { applied: true; end: RunEnd }
+  /** `writeMs`: how long the write transaction was open (SQLite: the database's write lock). */
+  | { applied: true; end: RunEnd; writeMs: number }
   /** A snapshot fetched later was applied first: nothing was written, the run is superseded. */
-  | { applied: false; newerStartedAt: string; newerRunId: number | null };
+  | { applied: false; reason: "superseded"; newerStartedAt: string; newerRunId: number | null }
+  /** The company's data changed after its index was read: nothing was written. */
+  | { applied: false; reason: "stale" };
 
 export interface SnapshotStore {
+  /** The company's index now, and its reports among `reportIds` (narrow reads, no write lock). */
+  index(companyId: number, reportIds: readonly number[]): Promise<SnapshotIndex>;
   /**
-   * In one transaction: unless a newer snapshot of the company was applied, load its index,
-   * write every operation `plan` yields, end the run, and record this snapshot as applied.
-   * `signal` abandons a transaction still writing (nothing of it stays).
+   * In one transaction: unless a newer snapshot of the company was applied or its generation
+   * moved, write every operation `ops` yields, end the run, and record the snapshot as applied
+   * (generation bumped). `signal` abandons a transaction still writing (nothing of it stays).
    */
-  apply(meta: SnapshotMeta, plan: SnapshotPlan, signal?: AbortSignal): Promise<ApplyResult>;
+  apply(meta: SnapshotMeta, ops: SnapshotOps, signal?: AbortSignal): Promise<ApplyResult>;
 }

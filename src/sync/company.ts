@@ -1,23 +1,24 @@
 /**
- * One company's pull: fetch -> validate -> normalize -> store. The one pipeline: the
- * one-shot `tas-sync sync` and the BullMQ job both call `syncCompany`.
+ * One company's pull: fetch -> apply -> finish. The one pipeline: the one-shot `tas-sync sync`
+ * and the BullMQ job both call `syncCompany`.
  *
- * First the network, with no transaction open: the reports, then the plan list streamed into
- * a spool file. Then the store applies the snapshot in one transaction (./snapshot.ts decides
- * what it changes). Around it: a lease (one sync of a company at a time, anywhere), a
- * heartbeat, and a newest-snapshot-wins rule in the store (a snapshot fetched earlier than
- * one already applied is discarded: `superseded`).
+ * Fetch: the company's index (what the database holds), then the reports and the plan list,
+ * each plan held against the index as it arrives, with no transaction open. Apply: the store
+ * writes the snapshot's operations in one transaction (./snapshot.ts decides them). Around it:
+ * a lease (one sync of a company at a time, anywhere) with a heartbeat, and the run's record.
  */
 import type { TasClient } from "../api/client.js";
-import { ApiError, InvalidCredentialsError, UnauthorizedError } from "../api/errors.js";
 import type { Logger } from "../log.js";
 import type { Store } from "../store/port.js";
-import { emptyCounts, type Owner, type RunCounts } from "../store/port-runs.js";
-import { noTelemetry, type SyncOutcome, type Telemetry } from "../telemetry.js";
-import { describeHolder, LEASE_MS, takeLease } from "./lease.js";
+import { emptyCounts, type Owner } from "../store/port-runs.js";
+import { noTelemetry, type Telemetry } from "../telemetry.js";
+import { fetchSnapshot } from "./fetch.js";
+import { holdLease, LEASE_MS } from "./lease.js";
 import { thisProcess } from "./owner.js";
-import { type ReportFetch, snapshotOps } from "./snapshot.js";
-import { Spool } from "./spool.js";
+import { type CompanySyncResult, type RunEnding, RunRecorder, skipped } from "./run.js";
+import { snapshotOps } from "./snapshot.js";
+
+export type { CompanySyncResult } from "./run.js";
 
 export interface SyncProgress {
   companyId: number;
@@ -37,6 +38,8 @@ export interface SyncDeps {
   signal?: AbortSignal;
   onProgress?: (p: SyncProgress) => void;
   leaseMs?: number;
+  /** Bytes of new or changed plans read during the download (the rest while applying). */
+  readAheadBytes?: number;
 }
 
 export interface CompanySyncInput {
@@ -45,18 +48,8 @@ export interface CompanySyncInput {
   trigger: string;
 }
 
-export interface CompanySyncResult {
-  /** null when the run was skipped (another process holds the company). */
-  runId: number | null;
-  companyId: number;
-  status: SyncOutcome;
-  counts: RunCounts;
-  /** One line per problem (plan list failure, report errors, held-back deletions, skip reason). */
-  errors: string[];
-  /** Live plans missing from the list that were not marked deleted (null: deletions applied, or no list). */
-  deletionsHeldBack: number | null;
-  durationMs: number;
-}
+/** Fetch-and-apply rounds when another process keeps changing the company's data meanwhile. */
+const MAX_ATTEMPTS = 3;
 
 class Cancelled extends Error {
   constructor(readonly why: string) {
@@ -65,185 +58,105 @@ class Cancelled extends Error {
 }
 
 export async function syncCompany(deps: SyncDeps, input: CompanySyncInput): Promise<CompanySyncResult> {
-  const { store, logger } = deps;
-  const telemetry = deps.telemetry ?? noTelemetry;
-  const clock = deps.now ?? (() => new Date());
-  const started = clock();
-  const startedAt = started.toISOString();
+  const { store } = deps;
   const { companyId } = input;
-  const log = logger.child({ companyId });
+  const clock = deps.now ?? (() => new Date());
+  const log = deps.logger.child({ companyId });
   const owner = deps.owner ?? thisProcess();
-  const leaseMs = deps.leaseMs ?? LEASE_MS;
-  const elapsed = () => clock().getTime() - started.getTime();
-  const heldBack: { plans: number | null } = { plans: null };
-  const result = (runId: number | null, status: SyncOutcome, counts: RunCounts, errors: string[]) => {
-    const r: CompanySyncResult = {
-      runId,
-      companyId,
-      status,
-      counts,
-      errors,
-      deletionsHeldBack: heldBack.plans,
-      durationMs: elapsed(),
-    };
-    telemetry.syncFinished(companyId, status, r.durationMs / 1000, counts);
-    return r;
+  const ctx = {
+    runs: store.runs,
+    companyId,
+    clock,
+    started: clock(),
+    log,
+    telemetry: deps.telemetry ?? noTelemetry,
   };
-
-  const lease = await takeLease(store.runs, companyId, owner, started, leaseMs);
-  if (!lease.ok) {
-    const why = `skipped: company ${companyId} is being synced by ${describeHolder(lease.holder)}`;
-    log.info({ holder: lease.holder.owner }, why);
-    return result(null, "skipped", emptyCounts(), [why]);
-  }
-  const runId = await store.runs.start({ companyId, trigger: input.trigger, startedAt, owner });
-  const abort = new AbortController();
-  const onStop = () => abort.abort(new Cancelled("the process is stopping"));
+  const held = await holdLease({ ...ctx, owner, leaseMs: deps.leaseMs ?? LEASE_MS });
+  if (!held.ok) return skipped(ctx, held.holder);
+  const stop = new AbortController();
+  const onStop = () => stop.abort(new Cancelled("the process is stopping"));
   deps.signal?.addEventListener("abort", onStop, { once: true });
   if (deps.signal?.aborted) onStop();
-  let leaseLost = false;
-  const beat = setInterval(() => {
-    const now = clock();
-    store.runs
-      .heartbeat(runId, now.toISOString())
-      .then(() =>
-        store.runs.renewLease(companyId, lease.token, new Date(now.getTime() + leaseMs).toISOString()),
-      )
-      .then((ours) => {
-        // Taken over after we stalled past the lease (a pause, a frozen VM): go on; if the
-        // other run applied a newer snapshot first, the store discards ours (superseded).
-        if (!ours && !leaseLost) {
-          leaseLost = true;
-          log.warn({ runId }, "the lease of this company was taken over by another process after a stall");
-        }
-      })
-      .catch((err: Error) => log.warn({ err: err.message }, "heartbeat of the sync run failed"));
-  }, leaseMs / 6);
-  beat.unref();
-  const spool = new Spool();
-  const counts = emptyCounts();
-  const errors: string[] = [];
-  const checkAbort = () => {
-    if (abort.signal.aborted) throw abort.signal.reason;
-  };
   try {
-    log.info({ runId, reports: input.reportIds.length }, "sync started");
-    const progress = (phase: SyncProgress["phase"], bytes: number) =>
-      deps.onProgress?.({ companyId, phase, records: spool.count, bytes });
-    progress("reports", 0);
-    const reports = await fetchReports(deps.client, input.reportIds, checkAbort);
-    log.debug({ runId, reports: reports.length }, "reports fetched");
-    let planError: ApiError | null = null;
-    let bytes = 0;
+    const run = await RunRecorder.start(ctx, { trigger: input.trigger, owner });
+    held.lease.beat(run.runId);
+    log.info({ runId: run.runId, reports: input.reportIds.length }, "sync started");
+    let ending: RunEnding;
     try {
-      await deps.client.streamPlans(
-        {
-          onRecord: (record) => {
-            checkAbort();
-            spool.append(record);
-            bytes += record.length;
-            progress("plans", bytes);
-          },
-          onRestart: () => {
-            spool.reset();
-            bytes = 0;
-          },
-        },
-        abort.signal,
-      );
+      ending = await fetchAndApply(deps, input, run.runId, ctx.started.toISOString(), stop.signal);
     } catch (err) {
-      if (err instanceof Cancelled) throw err;
-      planError = asApiError(err);
+      ending =
+        err instanceof Cancelled ? { kind: "cancelled", why: err.why } : { kind: "failed", error: err };
     }
-    checkAbort();
-    log.debug({ runId, records: spool.count, bytes }, "plan list received; applying");
-    progress("applying", bytes);
-    const applied = await store.snapshots.apply(
-      { companyId, runId, startedAt, reportIds: input.reportIds, finishedAt: () => clock().toISOString() },
-      (index) =>
-        snapshotOps(index, {
-          companyId,
-          plans: planError ? { error: planError } : { records: spool.records() },
-          reports,
-          counts,
-          errors,
-          heldBack,
-        }),
-      abort.signal,
-    );
-    if (!applied.applied) {
-      const why = `superseded: a snapshot of company ${companyId} fetched later (run ${applied.newerRunId ?? "?"}, started ${applied.newerStartedAt}) was applied first; this one was discarded`;
-      log.warn({ runId }, why);
-      await store.runs.finish(runId, {
-        status: "superseded",
-        counts,
-        finishedAt: clock().toISOString(),
-        error: why,
-      });
-      return result(runId, "superseded", counts, [why]);
-    }
-    const { status } = applied.end;
-    log.info({ runId, status, ...counts, durationMs: elapsed() }, "sync finished");
-    return result(runId, status, counts, errors);
-  } catch (err) {
-    if (err instanceof Cancelled) {
-      const why = `cancelled: ${err.why}; nothing was written`;
-      log.warn({ runId }, why);
-      await store.runs.finish(runId, {
-        status: "cancelled",
-        counts: emptyCounts(),
-        finishedAt: clock().toISOString(),
-        error: why,
-      });
-      return result(runId, "cancelled", emptyCounts(), [why]);
-    }
-    const message = err instanceof Error ? err.message : String(err);
-    if (err instanceof ApiError)
-      await store.runs.recordError(runId, {
-        entity: "plans",
-        entityId: null,
-        code: err.code,
-        httpStatus: err.status ?? null,
-        message,
-      });
-    await store.runs.finish(runId, {
-      status: "failed",
-      counts: emptyCounts(),
-      finishedAt: clock().toISOString(),
-      error: message,
-    });
-    log.error({ runId, err: message }, "sync failed");
-    return result(runId, "failed", emptyCounts(), [message]);
+    return await run.end(ending);
   } finally {
-    clearInterval(beat);
     deps.signal?.removeEventListener("abort", onStop);
-    spool.dispose();
-    await store.runs.releaseLease(companyId, lease.token).catch(() => {});
+    await held.lease.release();
   }
 }
 
-/** Reports are few: fetch them first, one at a time (the rate cap applies). */
-async function fetchReports(
-  client: TasClient,
-  ids: readonly number[],
-  checkAbort: () => void,
-): Promise<ReportFetch[]> {
-  const out: ReportFetch[] = [];
-  for (const id of ids) {
-    checkAbort();
+/** Fetch, then apply; again when the company's data changed in between (rare: another writer). */
+async function fetchAndApply(
+  deps: SyncDeps,
+  input: CompanySyncInput,
+  runId: number,
+  startedAt: string,
+  signal: AbortSignal,
+): Promise<RunEnding> {
+  const { store, client } = deps;
+  const { companyId } = input;
+  const clock = deps.now ?? (() => new Date());
+  const progress = (phase: SyncProgress["phase"], records: number, bytes: number) =>
+    deps.onProgress?.({ companyId, phase, records, bytes });
+  const checkAbort = () => {
+    if (signal.aborted) throw signal.reason;
+  };
+  for (let attempt = 1; ; attempt++) {
+    const index = await store.snapshots.index(companyId, input.reportIds);
+    const fetched = await fetchSnapshot(client, input.reportIds, index, {
+      signal,
+      checkAbort,
+      onProgress: progress,
+      log: deps.logger.child({ companyId, runId }),
+      ...(deps.readAheadBytes === undefined ? {} : { readAheadBytes: deps.readAheadBytes }),
+    });
     try {
-      out.push({ id, text: await client.getScheduledReport(id) });
-    } catch (err) {
-      // Refused credentials fail the whole company with one error, not one per report
-      // followed by the same failure for the plan list (and a token request each time).
-      if (err instanceof UnauthorizedError || err instanceof InvalidCredentialsError) throw err;
-      out.push({ id, error: asApiError(err) });
+      checkAbort();
+      const received = "list" in fetched.plans ? fetched.plans.list : null;
+      progress("applying", received?.count ?? 0, received?.bytes ?? 0);
+      const state = {
+        companyId,
+        counts: emptyCounts(),
+        errors: [] as string[],
+        heldBack: { plans: null as number | null },
+      };
+      const applied = await store.snapshots.apply(
+        {
+          companyId,
+          runId,
+          startedAt,
+          generation: index.generation,
+          finishedAt: () => clock().toISOString(),
+        },
+        snapshotOps(index, { ...state, plans: fetched.plans, reports: fetched.reports }),
+        signal,
+      );
+      if (applied.applied)
+        return {
+          kind: "applied",
+          end: applied.end,
+          writeMs: applied.writeMs,
+          errors: state.errors,
+          heldBack: state.heldBack.plans,
+        };
+      if (applied.reason === "superseded") return { kind: "superseded", ...applied };
+      if (attempt >= MAX_ATTEMPTS) return { kind: "stale", attempts: attempt };
+      deps.logger.warn(
+        { companyId, runId, attempt },
+        "the company's data changed during the sync; fetching again",
+      );
+    } finally {
+      fetched.dispose();
     }
   }
-  return out;
-}
-
-function asApiError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
-  throw err;
 }

@@ -1,22 +1,26 @@
 /**
- * What one company's snapshot changes, as a generator of store operations: the store drives
- * it inside its transaction, right after loading what it holds (the index). No I/O here but
- * reading the spool; unchanged records are recognised by the hash of their bytes before any
- * parsing, so a re-sync with nothing changed costs little more than reading the list.
+ * What one company's snapshot changes, as a generator of store operations decided against the
+ * index read before the download. The store runs it inside its transaction; the only work left
+ * for then is reading the spooled elements (those past the read-ahead budget).
  */
 import { AccessDeniedError, type ApiError, NotFoundError } from "../api/errors.js";
-import { normalizePlan, normalizeReport } from "../normalize/index.js";
+import { readReport } from "../normalize/index.js";
 import type { RunCounts, RunEnd } from "../store/port-runs.js";
-import type { SnapshotIndex, SnapshotOp } from "../store/port-snapshot.js";
-import { planSchema, scheduledReportSchema } from "../wire/schemas.js";
-import { contentHash, describeIssues, idOf, parseJson } from "./record.js";
+import type { SnapshotEnd, SnapshotIndex, SnapshotOp, SnapshotOps } from "../store/port-snapshot.js";
+import { contentHash, type PlanListReceiver } from "./plan-list.js";
 
 export type ReportFetch = { id: number; text: string } | { id: number; error: ApiError };
 
+/** The plan list: received whole, received up to a failure, or not at all. */
+export type PlanList =
+  | { list: PlanListReceiver; cutOff: null }
+  /** Broke off for good after `list.count` elements; `tail` is the element it broke off in. */
+  | { list: PlanListReceiver; cutOff: { error: ApiError; tail: Buffer | null } }
+  | { error: ApiError };
+
 export interface SnapshotInput {
   companyId: number;
-  /** The plan list's records as received, or why it could not be had. */
-  plans: { records: Iterable<Buffer> } | { error: ApiError };
+  plans: PlanList;
   reports: readonly ReportFetch[];
   counts: RunCounts;
   /** Receives one line per problem, for the run's summary. */
@@ -25,24 +29,28 @@ export interface SnapshotInput {
   heldBack: { plans: number | null };
 }
 
-export function* snapshotOps(
-  index: SnapshotIndex,
-  input: SnapshotInput,
-): Generator<SnapshotOp, Omit<RunEnd, "finishedAt">> {
-  const { counts, errors } = input;
-  let plansOk = false;
+/** Longest tail of a cut-off list kept in rejected_records. */
+const MAX_TAIL_CHARS = 64 * 1024;
+
+export function* snapshotOps(index: SnapshotIndex, input: SnapshotInput): SnapshotOps {
+  const { errors } = input;
+  let plans = { ok: false, listed: false };
   if ("error" in input.plans) {
-    // A failed or partial list writes nothing and deletes nothing.
+    // A failed list writes nothing and deletes nothing.
     const e = input.plans.error;
     errors.push(`plans: ${e.message}`);
     yield planError(e.code, e.status ?? null, e.message);
   } else {
-    plansOk = yield* planOps(index, input, input.plans.records);
+    plans = yield* planOps(index, input, input.plans);
   }
-  const reportErrors = yield* reportOps(index, input, plansOk);
-  const plansApplied = !("error" in input.plans);
-  const status = statusOf(plansApplied, errors.length, reportErrors, input.reports.length);
-  return { status, counts, error: errors.length ? errors.join("; ") : null };
+  const reportErrors = yield* reportOps(index, input, plans.ok);
+  const status = statusOf(!("error" in input.plans), errors.length, reportErrors, input.reports.length);
+  const run: Omit<RunEnd, "finishedAt"> = {
+    status,
+    counts: input.counts,
+    error: errors.length ? errors.join("; ") : null,
+  };
+  return { run, plansListed: plans.listed } satisfies SnapshotEnd;
 }
 
 const planError = (code: string, httpStatus: number | null, message: string): SnapshotOp => ({
@@ -55,73 +63,72 @@ const planError = (code: string, httpStatus: number | null, message: string): Sn
 });
 
 /**
- * The plan list, received whole. Returns whether the service is the one we think it is (no
- * plan of another company), which a report's 404 needs before it may delete the report.
+ * The plan list. `ok`: the service is the one we think it is (no plan of another company),
+ * which a report's 404 needs before it may delete the report. `listed`: the list was complete
+ * and deletions were applied.
  */
 function* planOps(
   index: SnapshotIndex,
   input: SnapshotInput,
-  records: Iterable<Buffer>,
-): Generator<SnapshotOp, boolean> {
+  received: Exclude<PlanList, { error: ApiError }>,
+): Generator<SnapshotOp, { ok: boolean; listed: boolean }> {
   const { companyId, counts, errors } = input;
-  const { byHash, byId } = index.plans;
-  const seen = new Set<number>();
-  /** Unchanged plans: their last_seen_at is set once the list is complete. */
-  const unchanged: number[] = [];
-  /** Rejected records without an id: we cannot tell which plan they are. */
+  const { list } = received;
+  const { byId } = index.plans;
+  /** Every id met so far, at the position of its first element. */
+  const seen = new Map(list.matched);
+  /** Known plans whose unchanged element turned out to be a later copy of an id: rejected. */
+  const overridden = new Set<number>();
   let anonymous = 0;
-  /** Plans of another company in the list: the token is not the configured company's. */
   let foreignCount = 0;
   let foreignCompany = 0;
-  const reject = (id: number | null, reason: string, text: string): SnapshotOp => {
+  counts.fetched += list.count;
+  const reject = (id: number | null, reason: string, text: string | null): SnapshotOp => {
     counts.rejected++;
     // A known plan that now fails validation still exists: do not delete it.
     if (id === null) anonymous++;
-    else seen.add(id);
+    else if (!seen.has(id)) seen.set(id, -1);
     return { op: "reject", entity: "plan", entityId: id, reason, rawJson: text };
   };
-  for (const bytes of records) {
-    counts.fetched++;
-    const hash = contentHash(bytes);
-    const knownId = byHash.get(hash);
-    if (knownId !== undefined && !seen.has(knownId)) {
-      seen.add(knownId);
-      if (byId.get(knownId)?.deleted) {
-        yield { op: "plan.revive", id: knownId, rawJson: bytes.toString("utf8"), hash };
-        counts.updated++;
-      } else {
-        unchanged.push(knownId);
-        counts.unchanged++;
-      }
+  for (const fresh of list.fresh()) {
+    const r = fresh.read();
+    if (!r.ok) {
+      yield reject(r.id, r.reason, r.text);
       continue;
     }
-    const text = bytes.toString("utf8");
-    const parsed = parseJson(text);
-    if (!parsed.ok) {
-      yield reject(null, parsed.reason, text);
-      continue;
-    }
-    const result = planSchema.safeParse(parsed.value);
-    if (!result.success) {
-      yield reject(idOf(parsed.value), describeIssues(result.error), text);
-      continue;
-    }
-    const wire = result.data;
-    if (wire.company_id !== companyId) {
+    const plan = r.normalized;
+    if (plan.plan.companyId !== companyId) {
       // Not a bad record: the wrong company's list. Counted once, stored nowhere.
       foreignCount++;
-      foreignCompany = wire.company_id;
+      foreignCompany = plan.plan.companyId;
       continue;
     }
-    if (seen.has(wire.id)) {
-      yield reject(wire.id, `plan id ${wire.id} appears twice in the response`, text);
+    const first = seen.get(r.id);
+    if (first !== undefined && first < fresh.position) {
+      yield reject(r.id, twice(r.id, first, fresh.position, "this later copy"), r.text);
       continue;
     }
-    seen.add(wire.id);
-    const op = byId.has(wire.id) ? "plan.update" : "plan.insert";
-    yield { op, plan: normalizePlan(wire), rawJson: text, hash };
-    if (op === "plan.update") counts.updated++;
+    if (first !== undefined) {
+      // The earlier copy is this one; the unchanged element met first in the download is later.
+      overridden.add(r.id);
+      yield reject(r.id, twice(r.id, fresh.position, first, "the later copy (as stored)"), null);
+    }
+    seen.set(r.id, fresh.position);
+    const known = byId.has(r.id);
+    yield { op: known ? "plan.update" : "plan.insert", plan, rawJson: r.text, hash: fresh.hash };
+    if (known) counts.updated++;
     else counts.inserted++;
+  }
+  const unchanged: number[] = [];
+  for (const id of list.matched.keys()) {
+    if (overridden.has(id)) continue;
+    if (list.isRevival(id)) {
+      yield { op: "plan.revive", id, hash: (byId.get(id) as { hash: string }).hash };
+      counts.updated++;
+    } else {
+      unchanged.push(id);
+      counts.unchanged++;
+    }
   }
   const foreign = foreignCount > 0;
   if (foreign) {
@@ -129,35 +136,55 @@ function* planOps(
     errors.push(`plans: ${message}`);
     yield planError("COMPANY_MISMATCH", null, message);
   }
-  if (anonymous > 0 || foreign) {
-    input.heldBack.plans = yield* heldBack(unchanged, anonymous, foreign, byId, seen, errors);
-    return !foreign;
+  const { cutOff } = received;
+  if (cutOff) {
+    const e = cutOff.error;
+    const message = `the plan list broke off after ${list.count} plan(s): ${e.message}`;
+    errors.push(`plans: ${message}`);
+    yield planError(e.code, e.status ?? null, message);
+    if (cutOff.tail?.length) {
+      const text = cutOff.tail.toString("utf8");
+      const kept = text.length > MAX_TAIL_CHARS ? text.slice(0, MAX_TAIL_CHARS) : text;
+      yield reject(
+        null,
+        `the plan list broke off inside this element (${cutOff.tail.length} bytes received)`,
+        kept,
+      );
+    }
+  }
+  if (anonymous > 0 || foreign || cutOff) {
+    const why = foreign
+      ? "the list holds another company's plans"
+      : cutOff
+        ? "the list is incomplete"
+        : `${anonymous} rejected record(s) have no usable id, so any of them may be a plan that seems gone`;
+    input.heldBack.plans = yield* heldBack(unchanged, byId, seen, why, errors);
+    return { ok: !foreign, listed: false };
   }
   for (const [id, known] of byId) {
     if (known.deleted || seen.has(id)) continue;
     yield { op: "plan.delete", id };
     counts.deleted++;
   }
-  // Every plan still live was seen in this list: one statement instead of one per plan.
-  yield { op: "plan.touchAllLive" };
-  return true;
+  return { ok: true, listed: true };
 }
 
-/** Deletions cannot be told apart from records we could not read: delete nothing, and say so. */
+function twice(id: number, kept: number, other: number, rejected: string): string {
+  return `plan id ${id} appears twice in the response (elements ${kept + 1} and ${other + 1}); ${rejected} was rejected`;
+}
+
+/** Deletions cannot be told apart from plans we could not read: delete nothing, and say so. */
 function* heldBack(
   unchanged: readonly number[],
-  anonymous: number,
-  foreign: boolean,
   byId: SnapshotIndex["plans"]["byId"],
-  seen: ReadonlySet<number>,
+  seen: ReadonlyMap<number, number>,
+  why: string,
   errors: string[],
 ): Generator<SnapshotOp, number> {
-  for (const id of unchanged) yield { op: "plan.touch", id };
+  // No complete list vouches for these plans: each sighting is written on its row.
+  for (const id of unchanged) yield { op: "plan.seen", id };
   let missing = 0;
   for (const [id, known] of byId) if (!known.deleted && !seen.has(id)) missing++;
-  const why = foreign
-    ? "the list holds another company's plans"
-    : `${anonymous} rejected record(s) have no usable id, so any of them may be a plan that seems gone`;
   const message = `${missing} plan(s) missing from the list were not marked deleted: ${why}`;
   errors.push(`plans: deletions held back: ${message}`);
   yield planError("DELETIONS_HELD_BACK", null, message);
@@ -203,28 +230,19 @@ function* reportOps(
       continue;
     }
     counts.fetched++;
-    const parsed = parseJson(f.text);
-    if (!parsed.ok) {
-      yield reject(f.id, parsed.reason, f.text);
+    const r = readReport(f.text, input.companyId);
+    if (!r.ok) {
+      yield reject(r.id ?? f.id, r.reason, f.text);
       continue;
     }
-    const result = scheduledReportSchema.safeParse(parsed.value);
-    if (!result.success) {
-      yield reject(idOf(parsed.value) ?? f.id, describeIssues(result.error), f.text);
-      continue;
-    }
-    if (result.data.id !== f.id) {
-      yield reject(
-        f.id,
-        `asked for report ${f.id}, the service answered with report ${result.data.id}`,
-        f.text,
-      );
+    if (r.id !== f.id) {
+      yield reject(f.id, `asked for report ${f.id}, the service answered with report ${r.id}`, f.text);
       continue;
     }
     const hash = contentHash(f.text);
     if (known && known.hash === hash) {
       if (known.deleted) {
-        yield { op: "report.revive", id: f.id, rawJson: f.text, hash };
+        yield { op: "report.revive", id: f.id, hash };
         counts.updated++;
       } else {
         yield { op: "report.touch", id: f.id };
@@ -232,8 +250,7 @@ function* reportOps(
       }
       continue;
     }
-    const report = normalizeReport(result.data, input.companyId);
-    yield { op: "report.write", report, rawJson: f.text, hash, known: known !== undefined };
+    yield { op: "report.write", report: r.normalized, rawJson: f.text, hash, known: known !== undefined };
     if (known) counts.updated++;
     else counts.inserted++;
   }
@@ -251,6 +268,6 @@ function statusOf(
   reportCount: number,
 ): RunEnd["status"] {
   if (problems === 0) return "succeeded";
-  if (!plansApplied && (reportCount === 0 || reportFailures === reportCount)) return "failed";
+  if (!plansApplied && (reportFailures === reportCount || reportCount === 0)) return "failed";
   return "partial";
 }

@@ -1,7 +1,8 @@
 /**
  * A one-shot sync killed with kill -9 leaves a run marked running and a spool file: the next
  * command that writes (here `migrate`) marks the run failed, saying why, and removes the spool.
- * On both stores.
+ * The plan list comes from a server that sends part of it and then stalls; with no read-ahead
+ * (sync.readAheadMiB 0) every new plan goes to the spool. On both stores.
  */
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,22 +11,34 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/server.js";
 import { cli, ensureBuilt, startCli } from "../support/built-cli.js";
 import { until } from "../support/daemon.js";
+import { type HostileServer, startHostileServer } from "../support/hostile-server.js";
 import { storeKinds } from "../support/stores.js";
 
 let sim: RunningSimulator;
+let stalling: HostileServer;
 let dir: string;
 beforeAll(async () => {
   await ensureBuilt();
-  sim = await startSimulator({
-    port: 0,
-    companies: 1,
-    plans: 5,
-    reports: 0,
-    faults: { planListDelayMs: 30_000 },
+  sim = await startSimulator({ port: 0, companies: 1, plans: 5, reports: 0 });
+  // The simulator's list, of which the first two plans are sent; then nothing more, ever.
+  const company = sim.companies[0];
+  const list = (await (
+    await fetch(`${sim.baseUrl}/api/plans`, { headers: { authorization: `Bearer ${company?.staticToken}` } })
+  ).json()) as unknown[];
+  stalling = await startHostileServer();
+  stalling.setHandler((_req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.write(
+      `[${list
+        .slice(0, 2)
+        .map((p) => JSON.stringify(p))
+        .join(",")},`,
+    );
   });
   dir = mkdtempSync(join(tmpdir(), "tas-dead-run-"));
 }, 180_000);
 afterAll(async () => {
+  await stalling?.close();
   await sim?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -41,9 +54,10 @@ describe.each(storeKinds())("a sync killed with kill -9, on $name", (kind) => {
     writeFileSync(
       config,
       JSON.stringify({
-        baseUrl: sim.baseUrl,
+        baseUrl: stalling.baseUrl,
         database,
         logLevel: "warn",
+        sync: { readAheadMiB: 0 },
         http: { timeoutMs: 60_000, maxAttempts: 1, maxRequestsPerSecond: 1000 },
         companies: [{ id: company.id, auth: { token: company.staticToken } }],
       }),
@@ -60,7 +74,8 @@ describe.each(storeKinds())("a sync killed with kill -9, on $name", (kind) => {
             "SELECT status, error FROM sync_runs",
           )
         )[0];
-      // The run is recorded before the list is requested and the spool file opened: wait for both.
+      // The run is recorded before the list is requested, the spool opened with the first new
+      // plan: wait for both.
       await until("the run to start and its spool to open", async () =>
         (await status())?.status === "running" && spools().length === 1 ? true : undefined,
       );

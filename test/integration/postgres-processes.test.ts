@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 interface Event {
-  event: "apply" | "op" | "done";
+  event: "apply" | "stale" | "op" | "done";
   label: string;
   at: number;
   i?: number;
@@ -91,6 +91,13 @@ describe("two processes applying the same company", () => {
 
     const firstDone = first.events.find((e) => e.event === "done") as Event;
     const secondAsked = second.events.find((e) => e.event === "apply") as Event;
+    // It read the company's index before the first committed: that index went stale, and it
+    // read the index again (now the first's) before it wrote anything.
+    expect(second.events.map((e) => e.event).filter((e) => e === "apply" || e === "stale")).toEqual([
+      "apply",
+      "stale",
+      "apply",
+    ]);
     const secondOps = second.events.filter((e) => e.event === "op");
     expect(firstDone.applied).toBe(true);
     // The second asked while the first was writing, and its plan ran only after the first committed.

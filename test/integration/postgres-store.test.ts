@@ -200,7 +200,9 @@ describe("applying a snapshot", () => {
     const applying = applyOps(store, T1, () => [insert(1, "one")], { signal: abort.signal });
     for (;;) {
       const { rows } = await other.query(
-        "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+        // pg_locks is the whole cluster's: other test files wait for advisory locks too.
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       );
       if (rows[0].n === 1) break;
       await new Promise((r) => setTimeout(r, 10));

@@ -97,7 +97,10 @@ describe.each(storeKinds())("snapshots of one company from two processes on $nam
         await q(`SELECT a.version_id FROM plan_versions a JOIN plan_versions b ON a.id = b.id AND a.version_id < b.version_id
            WHERE a.valid_to IS NULL OR a.valid_to > b.valid_from`),
       ).toEqual([]);
-      const versions = await q("SELECT raw_json FROM plan_versions WHERE id = ? ORDER BY valid_from", planId);
+      const versions = await q(
+        "SELECT raw_json FROM v_plan_versions WHERE id = ? ORDER BY valid_from",
+        planId,
+      );
       expect(
         versions.map((v) => (JSON.parse(String(v.raw_json)) as { plan_name: string }).plan_name).at(-1),
       ).toBe("v1");

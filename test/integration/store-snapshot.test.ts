@@ -36,9 +36,10 @@ describe.each(storeKinds())("snapshots on $name", (kind) => {
   it("inserts plans with their children, shared mobile apps and a first version", async () => {
     const { result } = await applyOps(store, T1, () => [insert(1, "one"), insert(2, "two")]);
     expect(result).toMatchObject({ applied: true, end: { status: "succeeded", finishedAt: T1 } });
+    if (result.applied) expect(result.writeMs).toBeGreaterThan(0);
     expect(
       await q(
-        "SELECT id, company_id, project_id, plan_name, enabled, group_plan, period_start_at, first_seen_at, last_seen_at, deleted_at, raw_json FROM plans ORDER BY id",
+        "SELECT id, company_id, project_id, plan_name, enabled, group_plan, period_start_at, first_seen_at, seen_at, deleted_at, raw_json FROM plans ORDER BY id",
       ),
     ).toEqual([
       {
@@ -50,7 +51,7 @@ describe.each(storeKinds())("snapshots on $name", (kind) => {
         group_plan: 0,
         period_start_at: "2025-01-01T08:30:00.250Z",
         first_seen_at: T1,
-        last_seen_at: T1,
+        seen_at: T1,
         deleted_at: null,
         raw_json: raw(1, "one"),
       },
@@ -63,7 +64,7 @@ describe.each(storeKinds())("snapshots on $name", (kind) => {
         group_plan: 0,
         period_start_at: "2025-01-01T08:30:00.250Z",
         first_seen_at: T1,
-        last_seen_at: T1,
+        seen_at: T1,
         deleted_at: null,
         raw_json: raw(2, "two"),
       },
@@ -82,9 +83,16 @@ describe.each(storeKinds())("snapshots on $name", (kind) => {
       { id: 77, created_at: "2024-05-06T07:08:09.000Z" },
     ]);
     expect(await q("SELECT count(*) AS n FROM plan_mobile_apps")).toEqual([{ n: 2 }]);
-    expect(await q("SELECT id, valid_from, valid_to, content_hash FROM plan_versions ORDER BY id")).toEqual([
-      { id: 1, valid_from: T1, valid_to: null, content_hash: hashOf(1, "one") },
-      { id: 2, valid_from: T1, valid_to: null, content_hash: hashOf(2, "two") },
+    // The current version's text is the row's: stored once.
+    expect(
+      await q("SELECT id, valid_from, valid_to, content_hash, raw_json FROM plan_versions ORDER BY id"),
+    ).toEqual([
+      { id: 1, valid_from: T1, valid_to: null, content_hash: hashOf(1, "one"), raw_json: null },
+      { id: 2, valid_from: T1, valid_to: null, content_hash: hashOf(2, "two"), raw_json: null },
+    ]);
+    expect(await q("SELECT id, raw_json FROM v_plan_versions ORDER BY id")).toEqual([
+      { id: 1, raw_json: raw(1, "one") },
+      { id: 2, raw_json: raw(2, "two") },
     ]);
     expect(await q("SELECT plan_id, day_names FROM v_plan_schedule ORDER BY plan_id")).toEqual([
       { plan_id: 1, day_names: "MONDAY,TUESDAY" },
@@ -92,8 +100,9 @@ describe.each(storeKinds())("snapshots on $name", (kind) => {
     ]);
   });
 
-  it("hands the next snapshot an index of what it holds, live and deleted", async () => {
-    await applyOps(store, T1, () => [insert(1, "one"), insert(2, "two")], { reportIds: [] });
+  it("reads an index of what it holds, live and deleted, with the company's write generation", async () => {
+    const first = await applyOps(store, T1, () => [insert(1, "one"), insert(2, "two")], { reportIds: [] });
+    expect(first.index.generation).toBe(0);
     await applyOps(
       store,
       T2,
@@ -106,6 +115,7 @@ describe.each(storeKinds())("snapshots on $name", (kind) => {
       },
     );
     const { index } = await applyOps(store, T3, () => [], { reportIds: [50, 51] });
+    expect(index.generation).toBe(2);
     expect(index?.plans.byHash).toEqual(
       new Map([
         [hashOf(1, "one"), 1],
@@ -121,37 +131,89 @@ describe.each(storeKinds())("snapshots on $name", (kind) => {
     expect(index?.reports).toEqual(new Map([[50, { hash: "r1", deleted: false }]]));
   });
 
-  it("updates, touches, deletes and revives, versioning each content once", async () => {
+  it("updates, deletes and revives, versioning each content once, its text stored once", async () => {
     await applyOps(store, T1, () => [insert(1, "one"), insert(2, "two"), insert(3, "three")]);
-    await applyOps(store, T2, () => [
-      update(1, "uno"),
-      { op: "plan.touch", id: 2 },
-      { op: "plan.delete", id: 3 },
-    ]);
+    await applyOps(store, T2, () => [update(1, "uno"), { op: "plan.delete", id: 3 }]);
+    // Plan 2 wrote nothing: the complete list at T2 vouches for it (v_plans.last_seen_at).
     expect(
-      await q("SELECT id, plan_name, first_seen_at, last_seen_at, deleted_at FROM plans ORDER BY id"),
+      await q(
+        "SELECT id, plan_name, first_seen_at, seen_at, deleted_at, last_seen_at FROM v_plans ORDER BY id",
+      ),
     ).toEqual([
-      { id: 1, plan_name: "uno", first_seen_at: T1, last_seen_at: T2, deleted_at: null },
-      { id: 2, plan_name: "two", first_seen_at: T1, last_seen_at: T2, deleted_at: null },
-      { id: 3, plan_name: "three", first_seen_at: T1, last_seen_at: T1, deleted_at: T2 },
+      { id: 1, plan_name: "uno", first_seen_at: T1, seen_at: T2, deleted_at: null, last_seen_at: T2 },
+      { id: 2, plan_name: "two", first_seen_at: T1, seen_at: T1, deleted_at: null, last_seen_at: T2 },
+      { id: 3, plan_name: "three", first_seen_at: T1, seen_at: T1, deleted_at: T2, last_seen_at: T1 },
     ]);
     // The update replaced the children, it did not add to them.
     expect(await q("SELECT count(*) AS n FROM plan_days_of_week WHERE plan_id = 1")).toEqual([{ n: 2 }]);
-    await applyOps(store, T3, () => [
-      { op: "plan.revive", id: 3, rawJson: raw(3, "three"), hash: hashOf(3, "three") },
-      { op: "plan.touchAllLive" },
+    await applyOps(store, T3, () => [{ op: "plan.revive", id: 3, hash: hashOf(3, "three") }]);
+    expect(
+      await q("SELECT id, valid_from, valid_to, raw_json FROM plan_versions ORDER BY id, version_id"),
+    ).toEqual([
+      // Replaced content: its text moved into its version.
+      { id: 1, valid_from: T1, valid_to: T2, raw_json: raw(1, "one") },
+      { id: 1, valid_from: T2, valid_to: null, raw_json: null },
+      { id: 2, valid_from: T1, valid_to: null, raw_json: null },
+      { id: 3, valid_from: T1, valid_to: T2, raw_json: null },
+      { id: 3, valid_from: T3, valid_to: null, raw_json: null },
     ]);
-    expect(await q("SELECT id, valid_from, valid_to FROM plan_versions ORDER BY id, version_id")).toEqual([
-      { id: 1, valid_from: T1, valid_to: T2 },
-      { id: 1, valid_from: T2, valid_to: null },
-      { id: 2, valid_from: T1, valid_to: null },
-      { id: 3, valid_from: T1, valid_to: T2 },
-      { id: 3, valid_from: T3, valid_to: null },
+    expect(await q("SELECT id, raw_json FROM v_plan_versions ORDER BY id, version_id")).toEqual([
+      { id: 1, raw_json: raw(1, "one") },
+      { id: 1, raw_json: raw(1, "uno") },
+      { id: 2, raw_json: raw(2, "two") },
+      { id: 3, raw_json: raw(3, "three") },
+      { id: 3, raw_json: raw(3, "three") },
     ]);
-    expect(await q("SELECT id, last_seen_at, deleted_at FROM plans ORDER BY id")).toEqual([
+    expect(await q("SELECT id, last_seen_at, deleted_at FROM v_plans ORDER BY id")).toEqual([
       { id: 1, last_seen_at: T3, deleted_at: null },
       { id: 2, last_seen_at: T3, deleted_at: null },
       { id: 3, last_seen_at: T3, deleted_at: null },
+    ]);
+    // A revived plan that then changes: both versions of its old content get the old text.
+    const T4 = "2025-03-04T10:00:00.000Z";
+    await applyOps(store, T4, () => [update(3, "drei")]);
+    expect(
+      await q("SELECT valid_from, valid_to, raw_json FROM plan_versions WHERE id = 3 ORDER BY version_id"),
+    ).toEqual([
+      { valid_from: T1, valid_to: T2, raw_json: raw(3, "three") },
+      { valid_from: T3, valid_to: T4, raw_json: raw(3, "three") },
+      { valid_from: T4, valid_to: null, raw_json: null },
+    ]);
+  });
+
+  it("a list that does not vouch for every plan writes each sighting on its row", async () => {
+    await applyOps(store, T1, () => [insert(1, "one"), insert(2, "two")]);
+    await applyOps(store, T2, () => [{ op: "plan.seen", id: 1 }], { listed: false });
+    expect(await q("SELECT id, seen_at, last_seen_at FROM v_plans ORDER BY id")).toEqual([
+      { id: 1, seen_at: T2, last_seen_at: T2 },
+      { id: 2, seen_at: T1, last_seen_at: T1 },
+    ]);
+    // Deleted later: last seen in the last complete list that held it (T1), not at T3.
+    await applyOps(store, T3, () => [{ op: "plan.delete", id: 2 }]);
+    expect(await q("SELECT id, deleted_at, last_seen_at FROM v_plans ORDER BY id")).toEqual([
+      { id: 1, deleted_at: null, last_seen_at: T3 },
+      { id: 2, deleted_at: T3, last_seen_at: T1 },
+    ]);
+  });
+
+  it("writes nothing when the company's data changed after its index was read (stale)", async () => {
+    await applyOps(store, T1, () => [insert(1, "one")]);
+    const stale = await applyOps(store, T3, () => [update(1, "mine")], {
+      meanwhile: () => applyOps(store, T2, () => [update(1, "theirs")]),
+    });
+    expect(stale.result).toEqual({ applied: false, reason: "stale" });
+    expect(stale.ran).toBe(false);
+    expect(await q("SELECT plan_name FROM plans")).toEqual([{ plan_name: "theirs" }]);
+    // A plan taken over by another company makes that company's index stale too.
+    const other = await applyOps(store, "2025-03-05T00:00:00.000Z", () => [{ op: "plan.delete", id: 1 }], {
+      meanwhile: () =>
+        applyOps(store, "2025-03-04T00:00:00.000Z", () => [insert(1, "moved", OTHER_COMPANY)], {
+          companyId: OTHER_COMPANY,
+        }),
+    });
+    expect(other.result).toEqual({ applied: false, reason: "stale" });
+    expect(await q("SELECT company_id, deleted_at FROM plans")).toEqual([
+      { company_id: OTHER_COMPANY, deleted_at: null },
     ]);
   });
 
@@ -182,8 +244,13 @@ describe.each(storeKinds())("snapshots on $name", (kind) => {
   it("discards a snapshot older than the one applied: nothing written, the newer run named", async () => {
     const newer = await applyOps(store, T2, () => [insert(1, "new")]);
     const older = await applyOps(store, T1, () => [insert(1, "old"), insert(2, "old")]);
-    expect(older.index).toBeNull();
-    expect(older.result).toEqual({ applied: false, newerStartedAt: T2, newerRunId: newer.runId });
+    expect(older.ran).toBe(false);
+    expect(older.result).toEqual({
+      applied: false,
+      reason: "superseded",
+      newerStartedAt: T2,
+      newerRunId: newer.runId,
+    });
     expect(await q("SELECT id, plan_name FROM plans")).toEqual([{ id: 1, plan_name: "new" }]);
     const [state] = await store.runs.companyStates([COMPANY]);
     expect(state?.appliedStartedAt).toBe(T2);

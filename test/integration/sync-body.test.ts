@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { StaticTokenProvider } from "../../src/api/auth.js";
 import { TasClient } from "../../src/api/client.js";
+import { JsonArraySplitter } from "../../src/api/json-array.js";
 import { storeKinds } from "../support/stores.js";
 import {
   admin,
@@ -22,6 +23,9 @@ type Mode = "pass" | "cut" | "truncate" | "fail500";
 
 const T1 = "2025-01-01T00:00:00.000Z";
 const T2 = "2025-01-02T00:00:00.000Z";
+/** Every column of the plans but their last sighting. */
+const PLANS_BUT_SEEN =
+  "SELECT id, company_id, plan_name, raw_json, content_hash, first_seen_at, deleted_at FROM plans ORDER BY id";
 
 describe.each(storeKinds())("plan list bodies on $name", (kind) => {
   let h: Harness;
@@ -30,6 +34,8 @@ describe.each(storeKinds())("plan list bodies on $name", (kind) => {
   let planRequests: number;
   /** What to do with the n-th (1-based) plan list request. */
   let modeFor: (n: number) => Mode;
+  /** The first half of the last plan list body (what "cut" and "truncate" send). */
+  let lastHalf: Buffer;
 
   beforeEach(async () => {
     h = await startHarness(kind);
@@ -52,6 +58,7 @@ describe.each(storeKinds())("plan list bodies on $name", (kind) => {
       const isPlans = req.method === "GET" && /\/api\/plans$/.test(req.url ?? "");
       const mode = isPlans ? modeFor(++planRequests) : "pass";
       const half = body.subarray(0, Math.floor(body.length / 2));
+      if (isPlans) lastHalf = half;
       if (mode === "cut") {
         // Chunked, half the body, then the connection dies.
         res.writeHead(200, { "content-type": "application/json" });
@@ -110,47 +117,103 @@ describe.each(storeKinds())("plan list bodies on $name", (kind) => {
       expect(await h.scalar("SELECT occurrences FROM plan_environments WHERE plan_id = 1001")).toBe(16);
     });
 
+    /** Prepares a second sync whose plan list breaks in `mode`; a report changed meanwhile. */
+    async function breakingSync(mode: Mode) {
+      await h.sync(FIRST, { client: viaProxy(), at: T1 });
+      const plansBefore = await h.rows(PLANS_BUT_SEEN);
+      const childrenBefore = await childSnapshot(h);
+      planRequests = 0;
+      modeFor = () => mode;
+      const report = JSON.parse((await admin(h.sim, "GET", "reports/132")).text);
+      await admin(h.sim, "PUT", "reports/132", { ...report, report_name: "Renamed report" });
+      const result = await h.sync(FIRST, { client: viaProxy(), at: T2 });
+      return { result, plansBefore, childrenBefore };
+    }
+
+    /** Nothing of the plans moved; the report half still landed. */
+    async function expectPlansKept(before: {
+      plansBefore: unknown;
+      childrenBefore: Record<string, unknown>;
+    }) {
+      expect(await h.rows(PLANS_BUT_SEEN)).toEqual(before.plansBefore);
+      expect(await h.scalar("SELECT count(*) FROM plans WHERE deleted_at IS NOT NULL")).toBe(0);
+      const children = await childSnapshot(h);
+      for (const t of Object.keys(children).filter((k) => k.startsWith("plan") || k === "mobile_apps"))
+        expect(children[t], t).toEqual(before.childrenBefore[t]);
+      expect(await h.scalar("SELECT report_name FROM scheduled_reports WHERE id = 132")).toBe(
+        "Renamed report",
+      );
+    }
+
+    it("on fail500 every time: writes no plan, deletes nothing, keeps the reports, and ends partial", async () => {
+      const before = await breakingSync("fail500");
+      const { result } = before;
+      expect(result.status).toBe("partial");
+      expect(planRequests).toBe(4);
+      expect(result.counts).toEqual({
+        fetched: 2,
+        inserted: 0,
+        updated: 1,
+        unchanged: 1,
+        deleted: 0,
+        rejected: 0,
+      });
+      expect(result.errors).toHaveLength(1);
+      expect(result.errors[0]).toMatch(/^plans: listPlans/);
+      expect(await h.rows("SELECT entity, code FROM sync_errors WHERE run_id = ?", result.runId)).toEqual([
+        { entity: "plans", code: "INTERNAL_SERVER_ERROR" },
+      ]);
+      await expectPlansKept(before);
+      expect(await h.scalar("SELECT status FROM sync_runs WHERE id = ?", result.runId)).toBe("partial");
+    });
+
     it.each<[Mode, string, number]>([
       ["cut", "CONNECTION_RESET", 4],
       ["truncate", "NOT_A_JSON_ARRAY", 1],
-      ["fail500", "INTERNAL_SERVER_ERROR", 4],
     ])(
-      "on %s every time: deletes nothing, keeps the reports, and ends partial",
+      "on %s every time: keeps the plans that came whole, rejects the one it broke in, deletes nothing, ends partial",
       async (mode, code, requests) => {
-        await h.sync(FIRST, { client: viaProxy(), at: T1 });
-        const plansBefore = await h.rows("SELECT * FROM plans ORDER BY id");
-        const childrenBefore = await childSnapshot(h);
-        planRequests = 0;
-        modeFor = () => mode;
-        // A report changed meanwhile: the report half still lands.
-        const report = JSON.parse((await admin(h.sim, "GET", "reports/132")).text);
-        await admin(h.sim, "PUT", "reports/132", { ...report, report_name: "Renamed report" });
-
-        const result = await h.sync(FIRST, { client: viaProxy(), at: T2 });
+        const before = await breakingSync(mode);
+        const { result } = before;
+        // What the last attempt received: its complete elements, and the one it broke in.
+        const splitter = new JsonArraySplitter();
+        splitter.push(lastHalf, () => {});
+        const whole = splitter.count;
+        const tail = splitter.pending();
+        expect(whole).toBeGreaterThan(0);
+        expect(tail).not.toBeNull();
         expect(result.status).toBe("partial");
         expect(planRequests).toBe(requests);
         expect(result.counts).toEqual({
-          fetched: 2,
+          fetched: 2 + whole,
           inserted: 0,
           updated: 1,
-          unchanged: 1,
+          unchanged: 1 + whole,
           deleted: 0,
-          rejected: 0,
+          rejected: 1,
         });
-        expect(result.errors).toHaveLength(1);
-        expect(result.errors[0]).toMatch(/^plans: listPlans/);
-        expect(await h.rows("SELECT entity, code FROM sync_errors WHERE run_id = ?", result.runId)).toEqual([
-          { entity: "plans", code },
-        ]);
-        expect(await h.rows("SELECT * FROM plans ORDER BY id")).toEqual(plansBefore);
-        expect(await h.scalar("SELECT count(*) FROM plans WHERE deleted_at IS NOT NULL")).toBe(0);
-        const children = await childSnapshot(h);
-        for (const t of Object.keys(children).filter((k) => k.startsWith("plan") || k === "mobile_apps"))
-          expect(children[t], t).toEqual(childrenBefore[t]);
-        expect(await h.scalar("SELECT report_name FROM scheduled_reports WHERE id = 132")).toBe(
-          "Renamed report",
+        expect(result.errors).toHaveLength(2);
+        expect(result.errors[0]).toMatch(
+          new RegExp(`^plans: the plan list broke off after ${whole} plan\\(s\\): listPlans`),
         );
-        expect(await h.scalar("SELECT status FROM sync_runs WHERE id = ?", result.runId)).toBe("partial");
+        expect(result.errors[1]).toMatch(/^plans: deletions held back: .*the list is incomplete/);
+        expect(
+          await h.rows("SELECT entity, code FROM sync_errors WHERE run_id = ? ORDER BY id", result.runId),
+        ).toEqual([
+          { entity: "plans", code },
+          { entity: "plans", code: "DELETIONS_HELD_BACK" },
+        ]);
+        expect(
+          await h.rows("SELECT entity_id, raw_json FROM rejected_records WHERE run_id = ?", result.runId),
+        ).toEqual([{ entity_id: null, raw_json: tail?.toString("utf8") }]);
+        await expectPlansKept(before);
+        // The plans that came whole were seen in this list; the list vouches for no other.
+        expect(
+          await h.rows("SELECT seen_at, count(*) AS n FROM plans GROUP BY seen_at ORDER BY seen_at"),
+        ).toEqual([
+          { seen_at: T1, n: 6 - whole },
+          { seen_at: T2, n: whole },
+        ]);
       },
     );
   });

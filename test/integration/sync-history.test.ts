@@ -18,8 +18,9 @@ describe.each(storeKinds())("history on $name", (kind) => {
 
   /** The plan's stored version valid at `at`, as parsed JSON (null when none). */
   async function planAt(id: number, at: string): Promise<Record<string, unknown> | null> {
+    // The view: the text of the current content lives in the plans row, not in its version.
     const raw = await h.scalar<string | undefined>(
-      `SELECT raw_json FROM plan_versions
+      `SELECT raw_json FROM v_plan_versions
       WHERE id = ? AND valid_from <= ? AND (valid_to IS NULL OR valid_to > ?)`,
       id,
       at,
@@ -107,7 +108,8 @@ describe.each(storeKinds())("history on $name", (kind) => {
       const result = await h.sync(FIRST, { at: T3 });
       expect(result.counts).toMatchObject({ updated: 1, deleted: 0, inserted: 0 });
       expect(await h.scalar("SELECT deleted_at FROM plans WHERE id = 1003")).toBeNull();
-      expect(await h.scalar("SELECT last_seen_at FROM plans WHERE id = 1003")).toBe(T3);
+      expect(await h.scalar("SELECT last_seen_at FROM v_plans WHERE id = 1003")).toBe(T3);
+      expect(await h.scalar("SELECT seen_at FROM plans WHERE id = 1003")).toBe(T3);
       expect(
         await h.rows("SELECT valid_from, valid_to FROM plan_versions WHERE id = 1003 ORDER BY version_id"),
       ).toEqual([

@@ -1,6 +1,8 @@
 // A process that applies one snapshot of a company to PostgreSQL through the built store, its
 // plan blocking between operations, and says on stdout (one JSON line each) when it asked to
-// apply, when each operation was taken, and how the apply ended. Used by postgres-processes.test.ts.
+// apply, when each operation was taken, and how the apply ended. Like a sync, it reads the
+// company's index first and starts again when the apply finds it stale (another process wrote
+// the company meanwhile). Used by postgres-processes.test.ts.
 // Usage: node apply-child.mjs <url> <companyId> <startedAt> <label> <ops> <msPerOp>
 import { databaseTarget } from "../../dist/src/config/index.js";
 import { openPostgresStore } from "../../dist/src/store/postgres/index.js";
@@ -18,38 +20,47 @@ const runId = await store.runs.start({
   startedAt,
   owner: { host: "test", pid: process.pid },
 });
-say("apply");
-const result = await store.snapshots.apply(
-  { companyId, runId, startedAt, reportIds: [], finishedAt: () => new Date().toISOString() },
-  function* () {
-    for (let i = 0; i < Number(ops); i++) {
-      say("op", { i });
-      Atomics.wait(pause, 0, 0, Number(msPerOp)); // a slow plan: the transaction stays open
-      const id = i + 1;
-      const name = `${label}-${id}`;
-      yield {
-        op: "plan.insert",
-        plan: {
-          plan: { id, companyId, platform: "desktop", planName: name },
-          days: [],
-          resolutions: [],
-          environments: [],
-          scenarios: [],
-          alerts: [],
-          fetchAppFiles: [],
-          mobileApps: [],
-          planMobileApps: [],
+let result;
+for (let attempt = 1; attempt <= 3; attempt++) {
+  const index = await store.snapshots.index(companyId, []);
+  say("apply", { generation: index.generation });
+  result = await store.snapshots.apply(
+    { companyId, runId, startedAt, generation: index.generation, finishedAt: () => new Date().toISOString() },
+    (function* () {
+      for (let i = 0; i < Number(ops); i++) {
+        say("op", { i });
+        Atomics.wait(pause, 0, 0, Number(msPerOp)); // a slow plan: the transaction stays open
+        const id = i + 1;
+        const name = `${label}-${id}`;
+        yield {
+          op: "plan.insert",
+          plan: {
+            plan: { id, companyId, platform: "desktop", planName: name },
+            days: [],
+            resolutions: [],
+            environments: [],
+            scenarios: [],
+            alerts: [],
+            fetchAppFiles: [],
+            mobileApps: [],
+            planMobileApps: [],
+          },
+          rawJson: JSON.stringify({ id, name }),
+          hash: name,
+        };
+      }
+      return {
+        run: {
+          status: "succeeded",
+          counts: { fetched: 0, inserted: 0, updated: 0, unchanged: 0, deleted: 0, rejected: 0 },
+          error: null,
         },
-        rawJson: JSON.stringify({ id, name }),
-        hash: name,
+        plansListed: true,
       };
-    }
-    return {
-      status: "succeeded",
-      counts: { fetched: 0, inserted: 0, updated: 0, unchanged: 0, deleted: 0, rejected: 0 },
-      error: null,
-    };
-  },
-);
+    })(),
+  );
+  if (result.applied || result.reason !== "stale") break;
+  say("stale");
+}
 say("done", { applied: result.applied });
 await store.close();

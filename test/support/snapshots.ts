@@ -1,5 +1,8 @@
 /** Hand-made snapshot operations for the store-level tests: plans, reports, and applying them. */
-import type { NormalizedPlan, NormalizedReport } from "../../src/normalize/types.js";
+import type {
+  PlanRowSet as NormalizedPlan,
+  ReportRowSet as NormalizedReport,
+} from "../../src/schema/index.js";
 import type { Store } from "../../src/store/port.js";
 import { emptyCounts, type RunEnd } from "../../src/store/port-runs.js";
 import type { ApplyResult, SnapshotIndex, SnapshotOp } from "../../src/store/port-snapshot.js";
@@ -71,16 +74,29 @@ export const update = (id: number, name: string): SnapshotOp => ({
 
 export interface Applied {
   result: ApplyResult;
-  /** The index the store handed the plan (null when the plan never ran). */
-  index: SnapshotIndex | null;
+  /** The index read before the operations were made. */
+  index: SnapshotIndex;
+  /** Whether the store asked for the operations (false: it wrote nothing). */
+  ran: boolean;
 }
 
-/** Starts a run and applies `ops` as a snapshot taken at `at`. */
+/**
+ * Starts a run, reads the company's index, and applies `ops` as a snapshot taken at `at`;
+ * `listed`: the plan list was complete (default true).
+ */
 export async function applyOps(
   store: Store,
   at: string,
   ops: (index: SnapshotIndex) => Iterable<SnapshotOp>,
-  opts: { companyId?: number; reportIds?: number[]; signal?: AbortSignal; status?: RunEnd["status"] } = {},
+  opts: {
+    companyId?: number;
+    reportIds?: number[];
+    signal?: AbortSignal;
+    status?: RunEnd["status"];
+    listed?: boolean;
+    /** Changes made between reading the index and applying (another writer). */
+    meanwhile?: () => Promise<unknown>;
+  } = {},
 ): Promise<Applied & { runId: number }> {
   const companyId = opts.companyId ?? COMPANY;
   const runId = await store.runs.start({
@@ -89,15 +105,20 @@ export async function applyOps(
     startedAt: at,
     owner: { host: "h", pid: 1 },
   });
-  let seen: SnapshotIndex | null = null;
+  const index = await store.snapshots.index(companyId, opts.reportIds ?? []);
+  await opts.meanwhile?.();
+  let ran = false;
   const result = await store.snapshots.apply(
-    { companyId, runId, startedAt: at, reportIds: opts.reportIds ?? [], finishedAt: () => at },
-    function* (index) {
-      seen = index;
+    { companyId, runId, startedAt: at, generation: index.generation, finishedAt: () => at },
+    (function* () {
+      ran = true;
       yield* ops(index);
-      return { status: opts.status ?? "succeeded", counts: emptyCounts(), error: null };
-    },
+      return {
+        run: { status: opts.status ?? "succeeded", counts: emptyCounts(), error: null },
+        plansListed: opts.listed ?? true,
+      };
+    })(),
     opts.signal,
   );
-  return { result, index: seen, runId };
+  return { result, index, runId, ran };
 }

@@ -74,11 +74,11 @@ describe("readPlan", () => {
     }
   });
 
-  it("rejects a record nested too deeply to keep, instead of throwing", () => {
+  it("rejects a record nested too deeply to keep, naming where, instead of throwing", () => {
     const deep = `${"[".repeat(200_000)}${"]".repeat(200_000)}`;
     const r = readPlan(`{"id": 3, "company_id": 1, "alerts": [${deep}]}`);
     expect(r).toMatchObject({ ok: false, id: 3 });
-    if (!r.ok) expect(r.reason).toMatch(/^the plan could not be read: /);
+    if (!r.ok) expect(r.reason).toBe("alerts.0: nested more than 64 levels deep");
   });
 
   it("never throws on plan-shaped values, and accepts exactly what the wire schema accepts", () => {

@@ -47,9 +47,10 @@ function views(mod: Record<string, unknown>): Map<string, string[]> {
         ? pgViewConfig(value)
         : null;
     if (!config) continue;
-    const columns = Object.values(config.selectedFields as Record<string, { name: string }>).map(
-      (f) => f.name,
-    );
+    // A column keeps its name; a computed field (sql`...`.as(name)) its alias.
+    const columns = Object.values(
+      config.selectedFields as Record<string, { name?: string; fieldAlias?: string }>,
+    ).map((f) => f.fieldAlias ?? f.name ?? "?");
     out.set(config.name, columns);
   }
   return out;
@@ -71,7 +72,13 @@ describe("the SQLite and PostgreSQL schemas", () => {
   it("have both views, with the same columns", () => {
     const sqliteViews = views(sqlite);
     const pgViews = views(pg);
-    expect([...sqliteViews.keys()].sort()).toEqual(["v_plan_schedule", "v_report_plan_coverage"]);
+    expect([...sqliteViews.keys()].sort()).toEqual([
+      "v_plan_schedule",
+      "v_plan_versions",
+      "v_plans",
+      "v_report_plan_coverage",
+      "v_report_versions",
+    ]);
     expect([...pgViews.keys()].sort()).toEqual([...sqliteViews.keys()].sort());
     for (const [name, columns] of sqliteViews) expect(pgViews.get(name)).toEqual(columns);
   });

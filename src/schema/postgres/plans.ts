@@ -29,10 +29,12 @@ export const plans = pgTable(
     rawJson: text("raw_json").notNull(),
     contentHash: text("content_hash").notNull(),
     firstSeenAt: ts("first_seen_at").notNull(),
-    lastSeenAt: ts("last_seen_at").notNull(),
+    /** The last sighting written on the row; v_plans.last_seen_at gives the true last sighting. */
+    seenAt: ts("seen_at").notNull(),
     deletedAt: ts("deleted_at"),
   },
-  (t) => [index("plans_company_idx").on(t.companyId)],
+  // Covering: a sync loads its company's index (id, hash, deleted) by an index-only scan.
+  (t) => [index("plans_company_index_idx").on(t.companyId, t.id, t.contentHash, t.deletedAt)],
 );
 
 export const planDaysOfWeek = pgTable(

@@ -41,6 +41,10 @@ export const syncState = pgTable("sync_state", {
   leaseExpiresAt: ts("lease_expires_at"),
   appliedStartedAt: ts("applied_started_at"),
   appliedRunId: id("applied_run_id"),
+  /** The start of the newest run whose plan list was complete (deletions applied). */
+  plansListedAt: ts("plans_listed_at"),
+  /** Bumped by every write to the company's plans or reports (see the SQLite schema). */
+  writeGeneration: id("write_generation").notNull().default(0),
   /** What the daemons last alerted about this company (ok, failing, stale, failing+stale). */
   alertState: text("alert_state"),
   alertChangedAt: ts("alert_changed_at"),

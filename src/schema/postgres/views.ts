@@ -1,7 +1,11 @@
 /** Views for SQL users: the same names and columns as SQLite's (string_agg for group_concat). */
-import { sql } from "drizzle-orm";
+import { eq, getTableColumns, sql } from "drizzle-orm";
 import { boolean, pgView, text } from "drizzle-orm/pg-core";
 import { id, num, ts } from "./columns.js";
+import { planVersions, reportVersions } from "./history.js";
+import { plans } from "./plans.js";
+import { scheduledReports } from "./reports.js";
+import { syncState } from "./runs.js";
 
 export const vReportPlanCoverage = pgView("v_report_plan_coverage", {
   reportId: id("report_id").notNull(),
@@ -43,4 +47,45 @@ export const vPlanSchedule = pgView("v_plan_schedule", {
            FROM plan_days_of_week d WHERE d.plan_id = p.id) AS day_names
       FROM plans p
       WHERE p.deleted_at IS NULL`,
+);
+
+/**
+ * Plans with `last_seen_at`: the last list that held the plan. A live plan was in every complete
+ * list of its company (sync_state.plans_listed_at), which the plans rows do not repeat.
+ */
+export const vPlans = pgView("v_plans").as((qb) =>
+  qb
+    .select({
+      ...getTableColumns(plans),
+      lastSeenAt:
+        sql<string>`CASE WHEN ${plans.deletedAt} IS NULL AND ${syncState.plansListedAt} > ${plans.seenAt}
+        THEN ${syncState.plansListedAt} ELSE ${plans.seenAt} END`.as("last_seen_at"),
+    })
+    .from(plans)
+    .leftJoin(syncState, eq(syncState.companyId, plans.companyId)),
+);
+
+/** Every version of a record with its JSON text (the current content's text lives in the record's row). */
+function versionsView<N extends string>(
+  name: N,
+  versions: typeof planVersions,
+  records: typeof plans | typeof scheduledReports,
+) {
+  return pgView(name).as((qb) =>
+    qb
+      .select({
+        ...getTableColumns(versions),
+        rawJson: sql<string>`coalesce(${versions.rawJson}, ${records.rawJson})`.as("raw_json"),
+      })
+      .from(versions)
+      .leftJoin(records, eq(records.id, versions.id)),
+  );
+}
+
+export const vPlanVersions = versionsView("v_plan_versions", planVersions, plans);
+// The two history tables have the same columns (one helper makes both); only their names differ.
+export const vReportVersions = versionsView(
+  "v_report_versions",
+  reportVersions as unknown as typeof planVersions,
+  scheduledReports,
 );

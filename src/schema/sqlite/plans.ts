@@ -29,10 +29,17 @@ export const plans = sqliteTable(
     rawJson: text("raw_json").notNull(),
     contentHash: text("content_hash").notNull(),
     firstSeenAt: text("first_seen_at").notNull(),
-    lastSeenAt: text("last_seen_at").notNull(),
+    /**
+     * The last sighting written on the row (insert, change, revival, deletion, or a list whose
+     * deletions were held back). A live plan was also in every complete list since, which is not
+     * repeated on each row: v_plans.last_seen_at gives the true last sighting.
+     */
+    seenAt: text("seen_at").notNull(),
     deletedAt: text("deleted_at"),
   },
-  (t) => [index("plans_company_idx").on(t.companyId)],
+  // Covering: a sync loads its company's index (id, hash, deleted) from this index alone,
+  // never reading the wide rows (raw_json).
+  (t) => [index("plans_company_index_idx").on(t.companyId, t.id, t.contentHash, t.deletedAt)],
 );
 
 export const planDaysOfWeek = sqliteTable(

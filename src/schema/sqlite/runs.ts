@@ -40,6 +40,17 @@ export const syncState = sqliteTable("sync_state", {
   leaseExpiresAt: text("lease_expires_at"),
   appliedStartedAt: text("applied_started_at"),
   appliedRunId: integer("applied_run_id"),
+  /**
+   * The start of the newest run whose plan list was complete (deletions applied): every plan of
+   * the company still live was in that list (v_plans.last_seen_at).
+   */
+  plansListedAt: text("plans_listed_at"),
+  /**
+   * Bumped by every write to the company's plans or reports (its own snapshots, and another
+   * company's snapshot taking one of its plans over). A sync reads the company's index before
+   * it downloads; when the generation moved meanwhile, that index is stale and nothing is applied.
+   */
+  writeGeneration: integer("write_generation").notNull().default(0),
   /** What the daemons last alerted about this company (ok, failing, stale, failing+stale). */
   alertState: text("alert_state"),
   alertChangedAt: text("alert_changed_at"),

@@ -1,7 +1,11 @@
 /** Views for SQL users. */
-import { sql } from "drizzle-orm";
+import { eq, getTableColumns, sql } from "drizzle-orm";
 import { integer, sqliteView, text } from "drizzle-orm/sqlite-core";
 import { bool } from "./columns.js";
+import { planVersions, reportVersions } from "./history.js";
+import { plans } from "./plans.js";
+import { scheduledReports } from "./reports.js";
+import { syncState } from "./runs.js";
 
 export const vReportPlanCoverage = sqliteView("v_report_plan_coverage", {
   reportId: integer("report_id").notNull(),
@@ -43,4 +47,45 @@ export const vPlanSchedule = sqliteView("v_plan_schedule", {
            (SELECT d.day_name FROM plan_days_of_week d WHERE d.plan_id = p.id ORDER BY d.day_number)) AS day_names
       FROM plans p
       WHERE p.deleted_at IS NULL`,
+);
+
+/**
+ * Plans with `last_seen_at`: the last list that held the plan. A live plan was in every complete
+ * list of its company (sync_state.plans_listed_at), which the plans rows do not repeat.
+ */
+export const vPlans = sqliteView("v_plans").as((qb) =>
+  qb
+    .select({
+      ...getTableColumns(plans),
+      lastSeenAt:
+        sql<string>`CASE WHEN ${plans.deletedAt} IS NULL AND ${syncState.plansListedAt} > ${plans.seenAt}
+        THEN ${syncState.plansListedAt} ELSE ${plans.seenAt} END`.as("last_seen_at"),
+    })
+    .from(plans)
+    .leftJoin(syncState, eq(syncState.companyId, plans.companyId)),
+);
+
+/** Every version of a record with its JSON text (the current content's text lives in the record's row). */
+function versionsView<N extends string>(
+  name: N,
+  versions: typeof planVersions,
+  records: typeof plans | typeof scheduledReports,
+) {
+  return sqliteView(name).as((qb) =>
+    qb
+      .select({
+        ...getTableColumns(versions),
+        rawJson: sql<string>`coalesce(${versions.rawJson}, ${records.rawJson})`.as("raw_json"),
+      })
+      .from(versions)
+      .leftJoin(records, eq(records.id, versions.id)),
+  );
+}
+
+export const vPlanVersions = versionsView("v_plan_versions", planVersions, plans);
+// The two history tables have the same columns (one helper makes both); only their names differ.
+export const vReportVersions = versionsView(
+  "v_report_versions",
+  reportVersions as unknown as typeof planVersions,
+  scheduledReports,
 );

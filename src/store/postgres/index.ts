@@ -14,6 +14,7 @@ import { createPool, type Pool } from "./pool.js";
 import { readOnlyQuery } from "./query.js";
 import { postgresRuns } from "./runs/index.js";
 import { applySnapshot } from "./snapshot/apply.js";
+import { loadIndex } from "./snapshot/index-load.js";
 import { isUnreachable } from "./tx.js";
 
 export type { Pool };
@@ -58,7 +59,8 @@ export async function openPostgresStore(
     pool,
     runs: postgresRuns(pool),
     snapshots: {
-      apply: (meta, plan, signal) => applySnapshot(pool, meta, plan, signal),
+      index: (companyId, reportIds) => loadIndex(pool, companyId, reportIds),
+      apply: (meta, ops, signal) => applySnapshot(pool, meta, ops, signal),
     },
     outbox: postgresOutbox(pool),
     sql: {

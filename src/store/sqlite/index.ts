@@ -6,6 +6,7 @@ import { sqliteOutbox } from "./outbox/index.js";
 import { readOnlyQuery } from "./query.js";
 import { sqliteRuns } from "./runs/index.js";
 import { applySnapshot } from "./snapshot/apply.js";
+import { loadIndex } from "./snapshot/index-load.js";
 
 export type { Sqlite };
 
@@ -55,8 +56,9 @@ export function openSqliteStore(path: string, opts: SqliteOptions = {}): SqliteS
     sqlite,
     runs: sqliteRuns(sqlite),
     snapshots: {
+      index: async (companyId, reportIds) => loadIndex(sqlite, companyId, reportIds),
       // Synchronous from BEGIN to COMMIT: a signal cannot interrupt it, and need not.
-      apply: async (meta, plan) => applySnapshot(sqlite, meta, plan),
+      apply: async (meta, ops) => applySnapshot(sqlite, meta, ops),
     },
     outbox: sqliteOutbox(sqlite),
     sql: {

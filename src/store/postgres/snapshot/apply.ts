@@ -6,12 +6,11 @@
  */
 import { setImmediate } from "node:timers/promises";
 import type { RunEnd } from "../../port-runs.js";
-import type { ApplyResult, SnapshotMeta, SnapshotPlan } from "../../port-snapshot.js";
+import type { ApplyResult, SnapshotMeta, SnapshotOps } from "../../port-snapshot.js";
 import type { Pool } from "../pool.js";
 import { finishRun } from "../runs/record.js";
 import { run } from "../sql.js";
 import { isConnectionError } from "../tx.js";
-import { loadIndex } from "./index-load.js";
 import { BATCH_SIZE, SnapshotWriter } from "./writer.js";
 
 /** Operations between two turns of the event loop while a batch is being written. */
@@ -20,7 +19,7 @@ const YIELD_EVERY = 50;
 export async function applySnapshot(
   pool: Pool,
   meta: SnapshotMeta,
-  plan: SnapshotPlan,
+  ops: SnapshotOps,
   signal?: AbortSignal,
   batchSize = BATCH_SIZE,
 ): Promise<ApplyResult> {
@@ -34,22 +33,49 @@ export async function applySnapshot(
   signal?.addEventListener("abort", cancel, { once: true });
   try {
     pid = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid;
+    const began = performance.now();
     await client.query("BEGIN");
     let writer: SnapshotWriter | undefined;
     try {
       await client.query("SELECT pg_advisory_xact_lock($1)", [meta.companyId]);
-      const { rows } = await run<{ startedAt: string | null; runId: number | null }>(
+      const { rows } = await run<{
+        startedAt: string | null;
+        runId: number | null;
+        generation: number;
+        listedAt: string | null;
+      }>(
         client,
-        `SELECT applied_started_at AS "startedAt", applied_run_id AS "runId" FROM sync_state WHERE company_id = $1`,
+        `SELECT applied_started_at AS "startedAt", applied_run_id AS "runId",
+           write_generation AS generation, plans_listed_at AS "listedAt" FROM sync_state WHERE company_id = $1`,
         [meta.companyId],
       );
-      const newer = rows[0];
-      if (newer?.startedAt && newer.startedAt >= meta.startedAt) {
+      const state = rows[0];
+      if (state?.startedAt && state.startedAt >= meta.startedAt) {
         await client.query("ROLLBACK");
-        return { applied: false, newerStartedAt: newer.startedAt, newerRunId: newer.runId };
+        return {
+          applied: false,
+          reason: "superseded",
+          newerStartedAt: state.startedAt,
+          newerRunId: state.runId,
+        };
       }
-      const ops = plan(await loadIndex(client, meta.companyId, meta.reportIds));
-      writer = new SnapshotWriter(client, meta, batchSize);
+      if (Number(state?.generation ?? 0) !== meta.generation) {
+        await client.query("ROLLBACK");
+        return { applied: false, reason: "stale" };
+      }
+      const touched = new Set<number>();
+      writer = new SnapshotWriter(
+        client,
+        meta,
+        {
+          companyId: meta.companyId,
+          at: meta.startedAt,
+          runId: meta.runId,
+          listedAt: state?.listedAt ?? null,
+          touchedCompany: (c) => touched.add(c),
+        },
+        batchSize,
+      );
       let step = ops.next();
       let n = 0;
       while (!step.done) {
@@ -61,18 +87,28 @@ export async function applySnapshot(
         step = ops.next();
       }
       await writer.flush();
-      const end: RunEnd = { ...step.value, finishedAt: meta.finishedAt() };
+      const end: RunEnd = { ...step.value.run, finishedAt: meta.finishedAt() };
       await finishRun(client, meta.runId, end);
       await run(
         client,
-        `INSERT INTO sync_state (company_id, applied_started_at, applied_run_id) VALUES ($1, $2, $3)
+        `INSERT INTO sync_state (company_id, applied_started_at, applied_run_id, plans_listed_at, write_generation)
+         VALUES ($1, $2, $3, $4, 1)
          ON CONFLICT (company_id) DO UPDATE SET applied_started_at = excluded.applied_started_at,
-           applied_run_id = excluded.applied_run_id`,
-        [meta.companyId, meta.startedAt, meta.runId],
+           applied_run_id = excluded.applied_run_id,
+           plans_listed_at = coalesce(excluded.plans_listed_at, sync_state.plans_listed_at),
+           write_generation = sync_state.write_generation + 1`,
+        [meta.companyId, meta.startedAt, meta.runId, step.value.plansListed ? meta.startedAt : null],
       );
+      touched.delete(meta.companyId);
+      if (touched.size)
+        await run(
+          client,
+          "UPDATE sync_state SET write_generation = write_generation + 1 WHERE company_id = ANY($1::bigint[])",
+          [[...touched]],
+        );
       signal?.throwIfAborted();
       await client.query("COMMIT");
-      return { applied: true, end };
+      return { applied: true, end, writeMs: performance.now() - began };
     } catch (err) {
       // A batch still being written would go on after the ROLLBACK, outside any transaction.
       await writer?.settle();

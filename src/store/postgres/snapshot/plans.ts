@@ -1,13 +1,12 @@
 /**
  * Writes of a plans snapshot, a batch at a time: plan rows, child tables, mobile apps and
- * versions. A batch holds each plan id once, so its statements commute (snapshot/writer.ts).
- * Rows that cannot conflict (plans no company holds, children once the old ones are deleted,
- * versions) go by COPY, one per table; rows that replace others are upserted (unnest).
+ * versions. A batch holds each plan id once, so its statements commute (./writer.ts). Rows that
+ * cannot conflict (plans no company holds, children once the old ones are deleted, versions) go
+ * by COPY, one per table; rows that replace others are upserted (unnest).
  */
 import { getTableColumns } from "drizzle-orm";
 import { getTableConfig } from "drizzle-orm/pg-core";
-import type { NormalizedPlan } from "../../../normalize/types.js";
-import type { MobileAppRow } from "../../../schema/index.js";
+import type { MobileAppRow, PlanRowSet } from "../../../schema/index.js";
 import {
   mobileApps,
   planAlerts,
@@ -20,10 +19,10 @@ import {
   plans,
   planVersions,
 } from "../../../schema/postgres/index.js";
-import { CopyEscaped, type CopyTable, copyTable, copyText } from "../copy.js";
+import { type CopyTable, copyTable, copyText } from "../copy.js";
 import type { PoolClient } from "../pool.js";
-import { batchInserter, pluck, run } from "../sql.js";
-import { type NewContent, VersionedTable } from "./versions.js";
+import { batchInserter, run } from "../sql.js";
+import { VersionHistory } from "./versions.js";
 
 const PLAN_CONTENT_KEYS = Object.keys(getTableColumns(plans)).filter(
   (k) => k !== "id" && k !== "firstSeenAt",
@@ -35,8 +34,8 @@ const upsertApps = batchInserter(mobileApps, {
   upsertKeys: Object.keys(getTableColumns(mobileApps)).filter((k) => k !== "id"),
 });
 
-type ChildKey = Exclude<keyof NormalizedPlan, "plan" | "mobileApps">;
-/** The child tables: which rows of a normalized plan go where. */
+type ChildKey = Exclude<keyof PlanRowSet, "plan" | "mobileApps">;
+/** The child tables: which rows of a plan go where. */
 const CHILDREN = (
   [
     ["days", planDaysOfWeek],
@@ -55,48 +54,59 @@ const CHILDREN = (
 
 /** A plan with new content: `known` when the company already has it (plan.update). */
 export interface PlanContent {
-  plan: NormalizedPlan;
+  plan: PlanRowSet;
   rawJson: string;
   hash: string;
   known: boolean;
 }
 
+export interface WriteContext {
+  companyId: number;
+  at: string;
+  runId: number;
+  /** The company's last complete list before this snapshot (sync_state.plans_listed_at). */
+  listedAt: string | null;
+  /** Another company lost a plan to this one: its index is stale now. */
+  touchedCompany(companyId: number): void;
+}
+
 export class PlanWriter {
-  readonly #versions = new VersionedTable(plans, planVersions);
+  readonly #versions = new VersionHistory(plans, planVersions);
   /** Mobile apps already written in this run: they are shared by many plans. */
   readonly #appsWritten = new Set<number>();
+
+  constructor(private readonly ctx: WriteContext) {}
 
   /**
    * Plans new to the company (one another company held moves over) and known plans whose
    * content changed: rows upserted (first_seen_at kept), children replaced, a version opened.
    * Only rows that exist are upserted and have children to delete; the rest is copied.
    */
-  async write(db: PoolClient, items: readonly PlanContent[], at: string, runId: number): Promise<void> {
+  async write(db: PoolClient, items: readonly PlanContent[]): Promise<void> {
     if (!items.length) return;
+    const { at, runId } = this.ctx;
     const exists = await this.#existing(db, items);
     const replaced = items.filter((i) => exists.has(i.plan.plan.id as number));
     if (replaced.length) {
       const ids = replaced.map((i) => i.plan.plan.id as number);
+      await this.#versions.replace(db, ids, at);
       for (const child of CHILDREN) await run(db, child.delete, [ids]);
     }
     await upsertApps(db, this.#newApps(items));
-    const book = <R>(rawJson: R, contentHash: string) => ({
+    const book = (rawJson: string, contentHash: string) => ({
       rawJson,
       contentHash,
       firstSeenAt: at,
-      lastSeenAt: at,
+      seenAt: at,
       deletedAt: null,
     });
     await upsertPlans(
       db,
       replaced.map((i) => ({ ...i.plan.plan, ...book(i.rawJson, i.hash) })),
     );
-    // Each raw JSON goes into the plan row and its version: escaped once.
-    const raw = items.map((i) => new CopyEscaped(i.rawJson));
     let text = "";
-    items.forEach((i, k) => {
-      if (!exists.has(i.plan.plan.id as number)) text += copyPlans.line(i.plan.plan, book(raw[k], i.hash));
-    });
+    for (const i of items)
+      if (!exists.has(i.plan.plan.id as number)) text += copyPlans.line(i.plan.plan, book(i.rawJson, i.hash));
     if (text) await copyText(db, copyPlans.statement, [text]);
     for (const child of CHILDREN) {
       text = "";
@@ -105,17 +115,16 @@ export class PlanWriter {
     }
     await this.#versions.open(
       db,
-      items.map((i, k) => ({
-        id: i.plan.plan.id as number,
-        contentHash: i.hash,
-        rawJson: raw[k] as CopyEscaped,
-      })),
+      items.map((i) => ({ id: i.plan.plan.id as number, contentHash: i.hash })),
       at,
       runId,
     );
   }
 
-  /** Ids of the batch that have a row: the company's, and plans another company holds. */
+  /**
+   * Ids of the batch that have a row: the company's, and plans another company holds (one
+   * probe per batch for the ids the company's index does not know; a COPY would fail on them).
+   */
   async #existing(db: PoolClient, items: readonly PlanContent[]): Promise<Set<number>> {
     const exists = new Set<number>();
     const fresh: number[] = [];
@@ -123,33 +132,51 @@ export class PlanWriter {
       if (i.known) exists.add(i.plan.plan.id as number);
       else fresh.push(i.plan.plan.id as number);
     }
-    if (fresh.length)
-      for (const id of await pluck<number>(db, "SELECT id FROM plans WHERE id = ANY($1::bigint[])", [fresh]))
-        exists.add(id);
+    if (fresh.length) {
+      const { rows } = await run<{ id: number; company_id: number }>(
+        db,
+        "SELECT id, company_id FROM plans WHERE id = ANY($1::bigint[])",
+        [fresh],
+      );
+      for (const r of rows) {
+        exists.add(Number(r.id));
+        this.ctx.touchedCompany(Number(r.company_id));
+      }
+    }
     return exists;
   }
 
-  /** Seen again, same content. */
-  touch(db: PoolClient, ids: readonly number[], at: string): Promise<void> {
-    return this.#versions.touch(db, ids, at);
+  /** Deleted plans came back with the contents they had: undeleted, new versions begin. */
+  async revive(db: PoolClient, items: readonly { id: number; contentHash: string }[]): Promise<void> {
+    if (!items.length) return;
+    await run(db, "UPDATE plans SET deleted_at = NULL, seen_at = $1 WHERE id = ANY($2::bigint[])", [
+      this.ctx.at,
+      items.map((i) => i.id),
+    ]);
+    await this.#versions.open(db, items, this.ctx.at, this.ctx.runId);
   }
 
-  /** After a complete list: every live plan of the company was seen now (one statement). */
-  async touchAllLive(db: PoolClient, companyId: number, at: string): Promise<void> {
-    await run(
+  /** Seen unchanged in a list that does not vouch for all plans (deletions held back). */
+  async seen(db: PoolClient, ids: readonly number[]): Promise<void> {
+    if (ids.length)
+      await run(db, "UPDATE plans SET seen_at = $1 WHERE id = ANY($2::bigint[])", [this.ctx.at, ids]);
+  }
+
+  /** Last seen: in its own last sighting, or in the last complete list (it was live then). */
+  async markDeleted(db: PoolClient, ids: readonly number[]): Promise<void> {
+    if (!ids.length) return;
+    const { at, listedAt, companyId } = this.ctx;
+    const { rows } = await run<{ id: number }>(
       db,
-      "UPDATE plans SET last_seen_at = $1 WHERE company_id = $2 AND deleted_at IS NULL AND last_seen_at <> $1",
-      [at, companyId],
+      `UPDATE plans SET deleted_at = $1, seen_at = greatest(seen_at, coalesce($3::timestamptz, seen_at))
+       WHERE id = ANY($2::bigint[]) AND company_id = $4 AND deleted_at IS NULL RETURNING id`,
+      [at, ids, listedAt, companyId],
     );
-  }
-
-  /** Deleted plans came back with the same content: undelete and start new versions. */
-  revive(db: PoolClient, items: readonly NewContent[], at: string, runId: number): Promise<void> {
-    return this.#versions.revive(db, items, at, runId);
-  }
-
-  markDeleted(db: PoolClient, ids: readonly number[], at: string): Promise<number[]> {
-    return this.#versions.markDeleted(db, ids, at);
+    await this.#versions.close(
+      db,
+      rows.map((r) => Number(r.id)),
+      at,
+    );
   }
 
   /**

@@ -3,7 +3,7 @@
  * (the same id may even be listed twice, which a batch could not upsert).
  */
 import { getTableColumns } from "drizzle-orm";
-import type { NormalizedReport } from "../../../normalize/types.js";
+import type { ReportRowSet } from "../../../schema/index.js";
 import {
   reportAlerts,
   reportPlans,
@@ -16,7 +16,7 @@ import {
 import { REPORT_CHILD_TABLES } from "../../../schema/table-names.js";
 import type { PoolClient } from "../pool.js";
 import { batchInserter, run } from "../sql.js";
-import { VersionedTable } from "./versions.js";
+import { VersionHistory } from "./versions.js";
 
 const CONTENT_KEYS = Object.keys(getTableColumns(scheduledReports)).filter(
   (k) => k !== "id" && k !== "firstSeenAt",
@@ -32,18 +32,18 @@ const children = {
 };
 
 export class ReportWriter {
-  readonly #versions = new VersionedTable(scheduledReports, reportVersions);
+  readonly #versions = new VersionHistory(scheduledReports, reportVersions);
+
+  constructor(
+    private readonly at: string,
+    private readonly runId: number,
+  ) {}
 
   /** Insert or replace a report whose content is new; first_seen_at is kept on update. */
-  async write(
-    db: PoolClient,
-    n: NormalizedReport,
-    rawJson: string,
-    contentHash: string,
-    at: string,
-    runId: number,
-  ) {
+  async write(db: PoolClient, n: ReportRowSet, rawJson: string, contentHash: string) {
+    const { at } = this;
     const id = n.report.id as number;
+    await this.#versions.replace(db, [id], at);
     await upsert(db, [
       { ...n.report, rawJson, contentHash, firstSeenAt: at, lastSeenAt: at, deletedAt: null },
     ]);
@@ -65,25 +65,29 @@ export class ReportWriter {
       n.statuses.map((status) => ({ reportId: id, status })),
     );
     await children.alerts(db, n.alerts);
-    await this.#versions.open(db, [{ id, contentHash, rawJson }], at, runId);
+    await this.#versions.open(db, [{ id, contentHash }], at, this.runId);
   }
 
-  touch(db: PoolClient, id: number, at: string): Promise<void> {
-    return this.#versions.touch(db, [id], at);
+  /** Fetched again, unchanged: one request per report, one small update. */
+  async touch(db: PoolClient, id: number): Promise<void> {
+    await run(db, "UPDATE scheduled_reports SET last_seen_at = $1 WHERE id = $2", [this.at, id]);
   }
 
-  revive(
-    db: PoolClient,
-    id: number,
-    rawJson: string,
-    contentHash: string,
-    at: string,
-    runId: number,
-  ): Promise<void> {
-    return this.#versions.revive(db, [{ id, contentHash, rawJson }], at, runId);
+  /** A deleted report came back with the content it had. */
+  async revive(db: PoolClient, id: number, contentHash: string): Promise<void> {
+    await run(db, "UPDATE scheduled_reports SET deleted_at = NULL, last_seen_at = $1 WHERE id = $2", [
+      this.at,
+      id,
+    ]);
+    await this.#versions.open(db, [{ id, contentHash }], this.at, this.runId);
   }
 
-  async markDeleted(db: PoolClient, id: number, at: string): Promise<boolean> {
-    return (await this.#versions.markDeleted(db, [id], at)).length > 0;
+  async markDeleted(db: PoolClient, id: number): Promise<void> {
+    const { rowCount } = await run(
+      db,
+      "UPDATE scheduled_reports SET deleted_at = $1 WHERE id = $2 AND deleted_at IS NULL",
+      [this.at, id],
+    );
+    if (rowCount > 0) await this.#versions.close(db, [id], this.at);
   }
 }

@@ -1,6 +1,8 @@
 /**
- * The life of versioned records (plans, reports), many at a time: their rows' `last_seen_at`
- * and `deleted_at`, and their history, one version per content, valid_from..valid_to.
+ * The history of versioned records (plans, reports), many at a time: one version per content,
+ * valid_from .. valid_to. A version's raw_json is NULL while its content is the record row's
+ * own (the text is stored once); before the row's content is replaced, its text moves into
+ * those versions.
  */
 import { getTableConfig } from "drizzle-orm/pg-core";
 import type {
@@ -9,69 +11,58 @@ import type {
   reportVersions,
   scheduledReports,
 } from "../../../schema/postgres/index.js";
-import { type CopyEscaped, type CopyTable, copyTable, copyText } from "../copy.js";
+import { type CopyTable, copyTable, copyText } from "../copy.js";
 import type { PoolClient } from "../pool.js";
-import { pluck, run } from "../sql.js";
+import { run } from "../sql.js";
 
-export interface NewContent {
+export interface NewVersion {
   id: number;
   contentHash: string;
-  /** Escaped already when the same text also went into the record's row by COPY. */
-  rawJson: string | CopyEscaped;
 }
 
-export class VersionedTable {
-  readonly #copyVersions: CopyTable<Partial<typeof planVersions.$inferInsert>>;
+export class VersionHistory {
+  readonly #copy: CopyTable<Partial<typeof planVersions.$inferInsert>>;
+  readonly #keepText: string;
   readonly #close: string;
-  readonly #touch: string;
-  readonly #revive: string;
-  readonly #markDeleted: string;
 
   constructor(
     records: typeof plans | typeof scheduledReports,
     versions: typeof planVersions | typeof reportVersions,
   ) {
     const table = getTableConfig(records).name;
-    this.#copyVersions = copyTable(versions as typeof planVersions, ["versionId"]);
-    // Never before the version began (a plan that moved from a company synced later).
-    this.#close = `UPDATE "${getTableConfig(versions).name}" SET valid_to = greatest($1::timestamptz, valid_from)
+    const history = getTableConfig(versions).name;
+    this.#copy = copyTable(versions as typeof planVersions, ["versionId"]);
+    // Never ends a version before it began (a plan that moved from a company synced later).
+    this.#keepText = `UPDATE "${history}" v SET raw_json = r.raw_json,
+        valid_to = CASE WHEN v.valid_to IS NULL THEN greatest($2::timestamptz, v.valid_from) ELSE v.valid_to END
+      FROM "${table}" r WHERE r.id = v.id AND v.id = ANY($1::bigint[]) AND v.raw_json IS NULL`;
+    this.#close = `UPDATE "${history}" SET valid_to = greatest($1::timestamptz, valid_from)
       WHERE id = ANY($2::bigint[]) AND valid_to IS NULL`;
-    this.#touch = `UPDATE "${table}" SET last_seen_at = $1 WHERE id = ANY($2::bigint[])`;
-    this.#revive = `UPDATE "${table}" SET deleted_at = NULL, last_seen_at = $1 WHERE id = ANY($2::bigint[])`;
-    this.#markDeleted = `UPDATE "${table}" SET deleted_at = $1 WHERE id = ANY($2::bigint[]) AND deleted_at IS NULL
-      RETURNING id`;
   }
 
-  /** New content: close the open version of each id (if any) and open a new one. */
-  async open(db: PoolClient, items: readonly NewContent[], at: string, runId: number): Promise<void> {
+  /** Versions begin with the rows' contents (the rows hold their texts). */
+  async open(db: PoolClient, items: readonly NewVersion[], at: string, runId: number): Promise<void> {
     if (!items.length) return;
-    await run(db, this.#close, [at, items.map((i) => i.id)]);
     let text = "";
     for (const i of items)
-      text += this.#copyVersions.line(
-        { id: i.id, contentHash: i.contentHash, validFrom: at, validTo: null, runId },
-        { rawJson: i.rawJson },
-      );
-    await copyText(db, this.#copyVersions.statement, [text]);
+      text += this.#copy.line({
+        id: i.id,
+        contentHash: i.contentHash,
+        validFrom: at,
+        validTo: null,
+        rawJson: null,
+        runId,
+      });
+    await copyText(db, this.#copy.statement, [text]);
   }
 
-  /** Seen again, same content. */
-  async touch(db: PoolClient, ids: readonly number[], at: string): Promise<void> {
-    if (ids.length) await run(db, this.#touch, [at, ids]);
+  /** The rows' contents are about to be replaced: their versions keep the texts; the open ones end. */
+  async replace(db: PoolClient, ids: readonly number[], at: string): Promise<void> {
+    if (ids.length) await run(db, this.#keepText, [ids, at]);
   }
 
-  /** Deleted records came back with the same content: undelete and start new versions. */
-  async revive(db: PoolClient, items: readonly NewContent[], at: string, runId: number): Promise<void> {
-    if (!items.length) return;
-    await run(db, this.#revive, [at, items.map((i) => i.id)]);
-    await this.open(db, items, at, runId);
-  }
-
-  /** The records are gone: mark them deleted and end their last versions. Returns the ids that were live. */
-  async markDeleted(db: PoolClient, ids: readonly number[], at: string): Promise<number[]> {
-    if (!ids.length) return [];
-    const live = await pluck<number>(db, this.#markDeleted, [at, ids]);
-    if (live.length) await run(db, this.#close, [at, live]);
-    return live;
+  /** The records are gone: their open versions end (the rows keep the texts). */
+  async close(db: PoolClient, ids: readonly number[], at: string): Promise<void> {
+    if (ids.length) await run(db, this.#close, [at, ids]);
   }
 }

@@ -2,7 +2,7 @@
  * The operations of a snapshot, written in batches. Plan operations are buffered and written
  * together, a statement per kind; a batch holds each plan id at most once (a second operation
  * on an id flushes the batch first), so the order of kinds within it does not matter. The
- * rest (touchAllLive, reports) flush the batch and then run at their place in the sequence.
+ * rest (reports) flush the batch and then run at their place in the sequence.
  * A full batch is written while the next one fills (the database works while we parse): one
  * write in flight at a time, in order, its failure reported by the next add or flush.
  */
@@ -13,9 +13,9 @@ import type { PoolClient } from "../pool.js";
 import { recordSyncError } from "../runs/record.js";
 import { batchInserter } from "../sql.js";
 import { textValue } from "../text.js";
-import { type PlanContent, PlanWriter } from "./plans.js";
+import { type PlanContent, PlanWriter, type WriteContext } from "./plans.js";
 import { ReportWriter } from "./reports.js";
-import type { NewContent } from "./versions.js";
+import type { NewVersion } from "./versions.js";
 
 type Reject = Extract<SnapshotOp, { op: "reject" }>;
 type ErrorOp = Extract<SnapshotOp, { op: "error" }>;
@@ -30,8 +30,8 @@ const insertRejects = batchInserter(rejectedRecords, { omit: ["id"] });
 
 interface Batch {
   contents: PlanContent[];
-  revives: NewContent[];
-  touches: number[];
+  revives: NewVersion[];
+  seen: number[];
   deletes: number[];
   rejects: Reject[];
   errors: ErrorOp[];
@@ -40,15 +40,15 @@ interface Batch {
 const emptyBatch = (): Batch => ({
   contents: [],
   revives: [],
-  touches: [],
+  seen: [],
   deletes: [],
   rejects: [],
   errors: [],
 });
 
 export class SnapshotWriter {
-  readonly #plans = new PlanWriter();
-  readonly #reports = new ReportWriter();
+  readonly #plans: PlanWriter;
+  readonly #reports: ReportWriter;
   #batch = emptyBatch();
   #ids = new Set<number>();
   #size = 0;
@@ -58,8 +58,12 @@ export class SnapshotWriter {
   constructor(
     private readonly db: PoolClient,
     private readonly meta: SnapshotMeta,
+    ctx: WriteContext,
     private readonly batchSize = BATCH_SIZE,
-  ) {}
+  ) {
+    this.#plans = new PlanWriter(ctx);
+    this.#reports = new ReportWriter(meta.startedAt, meta.runId);
+  }
 
   /** A batch is being written: its statements need the event loop to move on. */
   get busy(): boolean {
@@ -69,8 +73,6 @@ export class SnapshotWriter {
   /** Takes one operation; writes when the batch is full or the operation cannot wait. */
   async add(o: SnapshotOp): Promise<void> {
     const { db } = this;
-    const at = this.meta.startedAt;
-    const runId = this.meta.runId;
     switch (o.op) {
       case "plan.insert":
       case "plan.update":
@@ -79,12 +81,10 @@ export class SnapshotWriter {
         );
         return;
       case "plan.revive":
-        await this.#planOp(o.id, (b) =>
-          b.revives.push({ id: o.id, rawJson: o.rawJson, contentHash: o.hash }),
-        );
+        await this.#planOp(o.id, (b) => b.revives.push({ id: o.id, contentHash: o.hash }));
         return;
-      case "plan.touch":
-        await this.#planOp(o.id, (b) => b.touches.push(o.id));
+      case "plan.seen":
+        await this.#planOp(o.id, (b) => b.seen.push(o.id));
         return;
       case "plan.delete":
         await this.#planOp(o.id, (b) => b.deletes.push(o.id));
@@ -96,17 +96,14 @@ export class SnapshotWriter {
     }
     await this.flush();
     switch (o.op) {
-      case "plan.touchAllLive":
-        return this.#plans.touchAllLive(db, this.meta.companyId, at);
       case "report.write":
-        return this.#reports.write(db, o.report, o.rawJson, o.hash, at, runId);
+        return this.#reports.write(db, o.report, o.rawJson, o.hash);
       case "report.revive":
-        return this.#reports.revive(db, o.id, o.rawJson, o.hash, at, runId);
+        return this.#reports.revive(db, o.id, o.hash);
       case "report.touch":
-        return this.#reports.touch(db, o.id, at);
+        return this.#reports.touch(db, o.id);
       case "report.delete":
-        await this.#reports.markDeleted(db, o.id, at);
-        return;
+        return this.#reports.markDeleted(db, o.id);
     }
   }
 
@@ -144,11 +141,11 @@ export class SnapshotWriter {
 
   async #write(b: Batch): Promise<void> {
     const { db } = this;
-    const { startedAt: at, runId } = this.meta;
-    await this.#plans.write(db, b.contents, at, runId);
-    await this.#plans.revive(db, b.revives, at, runId);
-    await this.#plans.touch(db, b.touches, at);
-    await this.#plans.markDeleted(db, b.deletes, at);
+    const { runId } = this.meta;
+    await this.#plans.write(db, b.contents);
+    await this.#plans.revive(db, b.revives);
+    await this.#plans.seen(db, b.seen);
+    await this.#plans.markDeleted(db, b.deletes);
     await insertRejects(
       db,
       b.rejects.map((r) => ({

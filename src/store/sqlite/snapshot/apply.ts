@@ -4,73 +4,113 @@
  * readers see the whole snapshot or none of it.
  */
 import type { RunEnd } from "../../port-runs.js";
-import type { ApplyResult, SnapshotMeta, SnapshotOp, SnapshotPlan } from "../../port-snapshot.js";
+import type { ApplyResult, SnapshotMeta, SnapshotOp, SnapshotOps } from "../../port-snapshot.js";
 import type { Sqlite } from "../connection.js";
 import { prepared } from "../prepared.js";
 import { finishRun, recordRejected, recordSyncError } from "../runs/record.js";
-import { loadIndex } from "./index-load.js";
 import { PlanWriter } from "./plans.js";
 import { ReportWriter } from "./reports.js";
 
-export function applySnapshot(sqlite: Sqlite, meta: SnapshotMeta, plan: SnapshotPlan): ApplyResult {
-  return sqlite
+interface State {
+  startedAt: string | null;
+  runId: number | null;
+  generation: number;
+  listedAt: string | null;
+}
+
+export function applySnapshot(sqlite: Sqlite, meta: SnapshotMeta, ops: SnapshotOps): ApplyResult {
+  const began = performance.now();
+  const result = sqlite
     .transaction((): ApplyResult => {
-      const newer = prepared(
+      const state = (prepared(
         sqlite,
-        "SELECT applied_started_at AS startedAt, applied_run_id AS runId FROM sync_state WHERE company_id = ?",
-      ).get(meta.companyId) as { startedAt: string | null; runId: number | null } | undefined;
-      if (newer?.startedAt && newer.startedAt >= meta.startedAt)
-        return { applied: false, newerStartedAt: newer.startedAt, newerRunId: newer.runId };
-      const ops = plan(loadIndex(sqlite, meta.companyId, meta.reportIds));
-      const write = writer(sqlite, meta);
+        `SELECT applied_started_at AS startedAt, applied_run_id AS runId, write_generation AS generation,
+           plans_listed_at AS listedAt FROM sync_state WHERE company_id = ?`,
+      ).get(meta.companyId) as State | undefined) ?? {
+        startedAt: null,
+        runId: null,
+        generation: 0,
+        listedAt: null,
+      };
+      if (state.startedAt && state.startedAt >= meta.startedAt)
+        return {
+          applied: false,
+          reason: "superseded",
+          newerStartedAt: state.startedAt,
+          newerRunId: state.runId,
+        };
+      if (state.generation !== meta.generation) return { applied: false, reason: "stale" };
+      const touched = new Set<number>();
+      const write = writer(sqlite, meta, state.listedAt, touched);
       let step = ops.next();
       while (!step.done) {
         write(step.value);
         step = ops.next();
       }
-      const end: RunEnd = { ...step.value, finishedAt: meta.finishedAt() };
+      const end: RunEnd = { ...step.value.run, finishedAt: meta.finishedAt() };
       finishRun(sqlite, meta.runId, end);
       prepared(
         sqlite,
-        `INSERT INTO sync_state (company_id, applied_started_at, applied_run_id) VALUES (?, ?, ?)
+        `INSERT INTO sync_state (company_id, applied_started_at, applied_run_id, plans_listed_at, write_generation)
+         VALUES (@company, @startedAt, @runId, @listedAt, 1)
          ON CONFLICT(company_id) DO UPDATE SET applied_started_at = excluded.applied_started_at,
-           applied_run_id = excluded.applied_run_id`,
-      ).run(meta.companyId, meta.startedAt, meta.runId);
-      return { applied: true, end };
+           applied_run_id = excluded.applied_run_id,
+           plans_listed_at = coalesce(excluded.plans_listed_at, sync_state.plans_listed_at),
+           write_generation = sync_state.write_generation + 1`,
+      ).run({
+        company: meta.companyId,
+        startedAt: meta.startedAt,
+        runId: meta.runId,
+        listedAt: step.value.plansListed ? meta.startedAt : null,
+      });
+      const bump = prepared(
+        sqlite,
+        "UPDATE sync_state SET write_generation = write_generation + 1 WHERE company_id = ?",
+      );
+      for (const other of touched) if (other !== meta.companyId) bump.run(other);
+      return { applied: true, end, writeMs: 0 };
     })
     .immediate();
+  return result.applied ? { ...result, writeMs: performance.now() - began } : result;
 }
 
 /** The function that writes one operation at the snapshot's time. */
-function writer(sqlite: Sqlite, meta: SnapshotMeta): (op: SnapshotOp) => void {
-  const plans = new PlanWriter(sqlite);
-  const reports = new ReportWriter(sqlite);
+function writer(
+  sqlite: Sqlite,
+  meta: SnapshotMeta,
+  listedAt: string | null,
+  touched: Set<number>,
+): (op: SnapshotOp) => void {
   const at = meta.startedAt;
   const { runId, companyId } = meta;
+  const plans = new PlanWriter(sqlite, {
+    companyId,
+    at,
+    runId,
+    listedAt,
+    touchedCompany: (c) => touched.add(c),
+  });
+  const reports = new ReportWriter(sqlite, at, runId);
   return (o) => {
     switch (o.op) {
       case "plan.insert":
-        return plans.insert(o.plan, o.rawJson, o.hash, at, runId);
+        return plans.insert(o.plan, o.rawJson, o.hash);
       case "plan.update":
-        return plans.update(o.plan, o.rawJson, o.hash, at, runId);
+        return plans.update(o.plan, o.rawJson, o.hash);
       case "plan.revive":
-        return plans.revive(o.id, o.rawJson, o.hash, at, runId);
-      case "plan.touch":
-        return plans.touch(o.id, at);
-      case "plan.touchAllLive":
-        return plans.touchAllLive(companyId, at);
+        return plans.revive(o.id, o.hash);
+      case "plan.seen":
+        return plans.seen(o.id);
       case "plan.delete":
-        plans.markDeleted(o.id, at);
-        return;
+        return plans.markDeleted(o.id);
       case "report.write":
-        return reports.write(o.report, o.rawJson, o.hash, at, runId);
+        return reports.write(o.report, o.rawJson, o.hash);
       case "report.revive":
-        return reports.revive(o.id, o.rawJson, o.hash, at, runId);
+        return reports.revive(o.id, o.hash);
       case "report.touch":
-        return reports.touch(o.id, at);
+        return reports.touch(o.id);
       case "report.delete":
-        reports.markDeleted(o.id, at);
-        return;
+        return reports.markDeleted(o.id);
       case "reject":
         return recordRejected(sqlite, runId, o.entity, o.entityId, o.reason, o.rawJson);
       case "error":

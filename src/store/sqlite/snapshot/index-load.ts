@@ -1,27 +1,32 @@
-/** What the database holds for a company when its snapshot's transaction begins. */
+/** What the database holds for a company, read in one read transaction (no write lock). */
 import type { KnownRecord, SnapshotIndex } from "../../port-snapshot.js";
 import type { Sqlite } from "../connection.js";
-import { prepared } from "../prepared.js";
+import { plucked, prepared } from "../prepared.js";
 
 export function loadIndex(sqlite: Sqlite, companyId: number, reportIds: readonly number[]): SnapshotIndex {
-  const byHash = new Map<string, number>();
-  const byId = new Map<number, KnownRecord>();
-  const rows = sqlite
-    .prepare("SELECT id, content_hash, deleted_at FROM plans WHERE company_id = ?")
-    .raw()
-    .iterate(companyId) as IterableIterator<[number, string, string | null]>;
-  for (const [id, hash, deletedAt] of rows) {
-    byHash.set(hash, id);
-    byId.set(id, { hash, deleted: deletedAt !== null });
-  }
-  const reports = new Map<number, KnownRecord>();
-  const find = prepared(
-    sqlite,
-    "SELECT content_hash AS hash, deleted_at AS deletedAt FROM scheduled_reports WHERE id = ?",
-  );
-  for (const id of reportIds) {
-    const row = find.get(id) as { hash: string; deletedAt: string | null } | undefined;
-    if (row) reports.set(id, { hash: row.hash, deleted: row.deletedAt !== null });
-  }
-  return { plans: { byHash, byId }, reports };
+  return sqlite.transaction((): SnapshotIndex => {
+    const generation =
+      (plucked(sqlite, "SELECT write_generation FROM sync_state WHERE company_id = ?").get(companyId) as
+        | number
+        | undefined) ?? 0;
+    const byHash = new Map<string, number>();
+    const byId = new Map<number, KnownRecord>();
+    // From the covering index plans_company_index_idx alone: the wide rows are never read.
+    const rows = prepared(sqlite, "SELECT id, content_hash, deleted_at FROM plans WHERE company_id = ?")
+      .raw(true)
+      .iterate(companyId) as IterableIterator<[number, string, string | null]>;
+    for (const [id, hash, deletedAt] of rows) {
+      byHash.set(hash, id);
+      byId.set(id, { hash, deleted: deletedAt !== null });
+    }
+    const reports = new Map<number, KnownRecord>();
+    const find = prepared(sqlite, "SELECT content_hash, deleted_at FROM scheduled_reports WHERE id = ?").raw(
+      true,
+    );
+    for (const id of reportIds) {
+      const row = find.get(id) as [string, string | null] | undefined;
+      if (row) reports.set(id, { hash: row[0], deleted: row[1] !== null });
+    }
+    return { generation, plans: { byHash, byId }, reports };
+  })();
 }

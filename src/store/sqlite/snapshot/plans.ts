@@ -1,6 +1,10 @@
-/** Writes of a plans snapshot: plan rows, child tables, mobile apps and versions. */
+/**
+ * Writes of a plans snapshot: plan rows, child tables, mobile apps and versions. A plan new to
+ * the company costs its inserts and nothing else: no existence probe (the insert says whether
+ * another company holds the id), no version to close.
+ */
 import { getTableColumns } from "drizzle-orm";
-import type { NormalizedPlan } from "../../../normalize/types.js";
+import type { MobileAppRow, PlanColumns, PlanRowSet } from "../../../schema/index.js";
 import {
   mobileApps,
   planAlerts,
@@ -14,101 +18,132 @@ import {
   planVersions,
 } from "../../../schema/sqlite/index.js";
 import { PLAN_CHILD_TABLES } from "../../../schema/table-names.js";
+import { type Binder, compileInsert } from "../binder.js";
 import type { Sqlite } from "../connection.js";
-import { inserter } from "../statements.js";
-import { VersionedTable } from "./versions.js";
+import { VersionHistory } from "./versions.js";
 
-const PLAN_CONTENT_KEYS = Object.keys(getTableColumns(plans)).filter(
-  (k) => k !== "id" && k !== "firstSeenAt",
-);
+/** Columns of a plans row that the store fills in. */
+const BOOKKEEPING = ["rawJson", "contentHash", "firstSeenAt", "seenAt", "deletedAt"];
+const CONTENT = Object.keys(getTableColumns(plans)).filter((k) => k !== "id" && k !== "firstSeenAt");
+const columnOf = (key: string) => (getTableColumns(plans) as Record<string, { name: string }>)[key]?.name;
+
+type ChildKey = Exclude<keyof PlanRowSet, "plan" | "mobileApps">;
+const CHILDREN: [ChildKey, Parameters<typeof compileInsert>[0]][] = [
+  ["days", planDaysOfWeek],
+  ["resolutions", planResolutions],
+  ["environments", planEnvironments],
+  ["scenarios", planScenarios],
+  ["alerts", planAlerts],
+  ["fetchAppFiles", planFetchAppFiles],
+  ["planMobileApps", planMobileApps],
+];
+
+export interface WriteContext {
+  companyId: number;
+  at: string;
+  runId: number;
+  /** The company's last complete list before this snapshot (sync_state.plans_listed_at). */
+  listedAt: string | null;
+  /** Another company lost a plan to this one: its index is stale now. */
+  touchedCompany(companyId: number): void;
+}
 
 export class PlanWriter {
-  readonly #insertPlan;
-  readonly #upsertPlan;
+  readonly #ctx: WriteContext;
+  readonly #bindPlan: Binder<PlanColumns>;
+  readonly #insert;
+  readonly #upsert;
   readonly #children;
   readonly #deleteChildren;
-  readonly #upsertApp;
-  readonly #touchAll;
-  readonly #exists;
-  readonly #versions: VersionedTable;
+  readonly #app;
+  readonly #ownerOf;
+  readonly #revive;
+  readonly #seen;
+  readonly #delete;
+  readonly #versions: VersionHistory;
   /** Mobile apps already written in this run: they are shared by many plans. */
   readonly #appsWritten = new Set<number>();
 
-  constructor(sqlite: Sqlite) {
-    this.#insertPlan = inserter(sqlite, plans);
-    this.#upsertPlan = inserter(sqlite, plans, { upsertKeys: PLAN_CONTENT_KEYS });
-    this.#children = {
-      days: inserter(sqlite, planDaysOfWeek),
-      resolutions: inserter(sqlite, planResolutions),
-      environments: inserter(sqlite, planEnvironments),
-      scenarios: inserter(sqlite, planScenarios),
-      alerts: inserter(sqlite, planAlerts),
-      fetchAppFiles: inserter(sqlite, planFetchAppFiles),
-      planMobileApps: inserter(sqlite, planMobileApps),
-    };
-    this.#deleteChildren = PLAN_CHILD_TABLES.map((t) => sqlite.prepare(`DELETE FROM ${t} WHERE plan_id = ?`));
-    this.#upsertApp = inserter(sqlite, mobileApps, {
-      upsertKeys: Object.keys(getTableColumns(mobileApps)).filter((k) => k !== "id"),
-    });
-    this.#touchAll = sqlite.prepare(
-      "UPDATE plans SET last_seen_at = ? WHERE company_id = ? AND deleted_at IS NULL AND last_seen_at <> ?",
+  constructor(sqlite: Sqlite, ctx: WriteContext) {
+    this.#ctx = ctx;
+    const insert = compileInsert<PlanColumns>(plans, BOOKKEEPING, "ON CONFLICT(id) DO NOTHING");
+    this.#bindPlan = insert.bind;
+    this.#insert = sqlite.prepare(insert.sql);
+    const sets = CONTENT.map((k) => `"${columnOf(k)}" = excluded."${columnOf(k)}"`).join(", ");
+    this.#upsert = sqlite.prepare(
+      compileInsert(plans, BOOKKEEPING, `ON CONFLICT(id) DO UPDATE SET ${sets}`).sql,
     );
-    this.#exists = sqlite.prepare("SELECT 1 FROM plans WHERE id = ?").pluck();
-    this.#versions = new VersionedTable(sqlite, plans, planVersions);
+    this.#children = CHILDREN.map(([key, table]) => {
+      const c = compileInsert<object>(table);
+      return { key, bind: c.bind, stmt: sqlite.prepare(c.sql) };
+    });
+    this.#deleteChildren = PLAN_CHILD_TABLES.map((t) => sqlite.prepare(`DELETE FROM ${t} WHERE plan_id = ?`));
+    const app = compileInsert<MobileAppRow>(
+      mobileApps,
+      [],
+      `ON CONFLICT(id) DO UPDATE SET ${Object.values(getTableColumns(mobileApps))
+        .filter((c) => c.name !== "id")
+        .map((c) => `"${c.name}" = excluded."${c.name}"`)
+        .join(", ")}`,
+    );
+    this.#app = { bind: app.bind, stmt: sqlite.prepare(app.sql) };
+    this.#ownerOf = sqlite.prepare("SELECT company_id FROM plans WHERE id = ?").pluck();
+    this.#revive = sqlite.prepare("UPDATE plans SET deleted_at = NULL, seen_at = ? WHERE id = ?");
+    this.#seen = sqlite.prepare("UPDATE plans SET seen_at = ? WHERE id = ?");
+    // Last seen: in its own last sighting, or in the last complete list (it was live then).
+    this.#delete = sqlite.prepare(
+      `UPDATE plans SET deleted_at = @at, seen_at = max(seen_at, coalesce(@listedAt, seen_at))
+       WHERE id = @id AND company_id = @companyId AND deleted_at IS NULL`,
+    );
+    this.#versions = new VersionHistory(sqlite, plans, planVersions);
   }
 
-  /** A plan new to the company; one that another company held moves over (its row is updated). */
-  insert(n: NormalizedPlan, rawJson: string, contentHash: string, now: string, runId: number): void {
-    if (this.#exists.get(n.plan.id) !== undefined) {
-      this.update(n, rawJson, contentHash, now, runId);
+  /** A plan new to the company; one that another company held moves over. */
+  insert(n: PlanRowSet, rawJson: string, hash: string): void {
+    const { at, runId } = this.#ctx;
+    const id = n.plan.id as number;
+    if (this.#insert.run(this.#bindPlan(n.plan, rawJson, hash, at, at, null)).changes === 0) {
+      this.#ctx.touchedCompany(this.#ownerOf.get(id) as number);
+      this.update(n, rawJson, hash);
       return;
     }
-    this.#insertPlan({ ...n.plan, rawJson, contentHash, firstSeenAt: now, lastSeenAt: now, deletedAt: null });
     this.#writeChildren(n);
-    this.#versions.open(n.plan.id as number, contentHash, rawJson, now, runId);
+    this.#versions.open(id, hash, at, runId);
   }
 
   /** A known plan whose content changed (or that came back changed after deletion). */
-  update(n: NormalizedPlan, rawJson: string, contentHash: string, now: string, runId: number): void {
+  update(n: PlanRowSet, rawJson: string, hash: string): void {
+    const { at, runId } = this.#ctx;
     const id = n.plan.id as number;
-    this.#upsertPlan({ ...n.plan, rawJson, contentHash, firstSeenAt: now, lastSeenAt: now, deletedAt: null });
+    this.#versions.replace(id, at);
+    this.#upsert.run(this.#bindPlan(n.plan, rawJson, hash, at, at, null));
     for (const stmt of this.#deleteChildren) stmt.run(id);
     this.#writeChildren(n);
-    this.#versions.open(id, contentHash, rawJson, now, runId);
+    this.#versions.open(id, hash, at, runId);
   }
 
-  /** Seen again, same content. */
-  touch(id: number, now: string): void {
-    this.#versions.touch(id, now);
+  /** A deleted plan came back with the content it had: undeleted, a new version begins. */
+  revive(id: number, hash: string): void {
+    this.#revive.run(this.#ctx.at, id);
+    this.#versions.open(id, hash, this.#ctx.at, this.#ctx.runId);
   }
 
-  /** After a complete list: every live plan of the company was seen now (one statement). */
-  touchAllLive(companyId: number, now: string): void {
-    this.#touchAll.run(now, companyId, now);
+  /** Seen unchanged in a list that does not vouch for all plans (deletions held back). */
+  seen(id: number): void {
+    this.#seen.run(this.#ctx.at, id);
   }
 
-  /** A deleted plan came back with the same content: undelete and start a new version. */
-  revive(id: number, rawJson: string, contentHash: string, now: string, runId: number): void {
-    this.#versions.revive(id, rawJson, contentHash, now, runId);
+  markDeleted(id: number): void {
+    const { at, listedAt, companyId } = this.#ctx;
+    if (this.#delete.run({ at, listedAt, id, companyId }).changes > 0) this.#versions.close(id, at);
   }
 
-  markDeleted(id: number, now: string): boolean {
-    return this.#versions.markDeleted(id, now);
-  }
-
-  #writeChildren(n: NormalizedPlan): void {
-    const c = this.#children;
-    for (const r of n.days) c.days(r);
-    for (const r of n.resolutions) c.resolutions(r);
-    for (const r of n.environments) c.environments(r);
-    for (const r of n.scenarios) c.scenarios(r);
-    for (const r of n.alerts) c.alerts(r);
-    for (const r of n.fetchAppFiles) c.fetchAppFiles(r);
+  #writeChildren(n: PlanRowSet): void {
+    for (const c of this.#children) for (const row of n[c.key]) c.stmt.run(c.bind(row));
     for (const app of n.mobileApps) {
       if (this.#appsWritten.has(app.id as number)) continue;
-      this.#upsertApp(app);
+      this.#app.stmt.run(this.#app.bind(app));
       this.#appsWritten.add(app.id as number);
     }
-    for (const r of n.planMobileApps) c.planMobileApps(r);
   }
 }

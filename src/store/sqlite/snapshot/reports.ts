@@ -1,6 +1,6 @@
 /** Writes of scheduled reports: report rows, child tables and versions. */
 import { getTableColumns } from "drizzle-orm";
-import type { NormalizedReport } from "../../../normalize/types.js";
+import type { ReportColumns, ReportRowSet } from "../../../schema/index.js";
 import {
   reportAlerts,
   reportPlans,
@@ -11,39 +11,61 @@ import {
   scheduledReports,
 } from "../../../schema/sqlite/index.js";
 import { REPORT_CHILD_TABLES } from "../../../schema/table-names.js";
+import { compileInsert } from "../binder.js";
 import type { Sqlite } from "../connection.js";
-import { inserter } from "../statements.js";
-import { VersionedTable } from "./versions.js";
+import { prepared } from "../prepared.js";
+import { VersionHistory } from "./versions.js";
 
-const CONTENT_KEYS = Object.keys(getTableColumns(scheduledReports)).filter(
-  (k) => k !== "id" && k !== "firstSeenAt",
-);
+const BOOKKEEPING = ["rawJson", "contentHash", "firstSeenAt", "lastSeenAt", "deletedAt"];
 
 export class ReportWriter {
+  readonly #sqlite: Sqlite;
   readonly #upsert;
+  readonly #bind;
   readonly #children;
   readonly #deleteChildren;
-  readonly #versions: VersionedTable;
+  readonly #versions: VersionHistory;
 
-  constructor(sqlite: Sqlite) {
-    this.#upsert = inserter(sqlite, scheduledReports, { upsertKeys: CONTENT_KEYS });
+  constructor(
+    sqlite: Sqlite,
+    private readonly at: string,
+    private readonly runId: number,
+  ) {
+    this.#sqlite = sqlite;
+    const content = Object.values(getTableColumns(scheduledReports))
+      .filter((c) => c.name !== "id" && c.name !== "first_seen_at")
+      .map((c) => `"${c.name}" = excluded."${c.name}"`);
+    const upsert = compileInsert<ReportColumns>(
+      scheduledReports,
+      BOOKKEEPING,
+      `ON CONFLICT(id) DO UPDATE SET ${content.join(", ")}`,
+    );
+    this.#upsert = sqlite.prepare(upsert.sql);
+    this.#bind = upsert.bind;
+    const child = (table: Parameters<typeof compileInsert>[0]) => {
+      const c = compileInsert<object>(table);
+      const stmt = sqlite.prepare(c.sql);
+      return (row: object) => stmt.run(c.bind(row));
+    };
     this.#children = {
-      plans: inserter(sqlite, reportPlans),
-      recipients: inserter(sqlite, reportRecipients),
-      roles: inserter(sqlite, reportUserRoles),
-      statuses: inserter(sqlite, reportStatuses),
-      alerts: inserter(sqlite, reportAlerts),
+      plans: child(reportPlans),
+      recipients: child(reportRecipients),
+      roles: child(reportUserRoles),
+      statuses: child(reportStatuses),
+      alerts: child(reportAlerts),
     };
     this.#deleteChildren = REPORT_CHILD_TABLES.map((t) =>
       sqlite.prepare(`DELETE FROM ${t} WHERE report_id = ?`),
     );
-    this.#versions = new VersionedTable(sqlite, scheduledReports, reportVersions);
+    this.#versions = new VersionHistory(sqlite, scheduledReports, reportVersions);
   }
 
   /** Insert or replace a report whose content is new; first_seen_at is kept on update. */
-  write(n: NormalizedReport, rawJson: string, contentHash: string, now: string, runId: number): void {
+  write(n: ReportRowSet, rawJson: string, contentHash: string): void {
+    const { at } = this;
     const id = n.report.id as number;
-    this.#upsert({ ...n.report, rawJson, contentHash, firstSeenAt: now, lastSeenAt: now, deletedAt: null });
+    this.#versions.replace(id, at);
+    this.#upsert.run(this.#bind(n.report, rawJson, contentHash, at, at, null));
     for (const stmt of this.#deleteChildren) stmt.run(id);
     const c = this.#children;
     for (const planId of n.planIds) c.plans({ reportId: id, planId });
@@ -51,19 +73,28 @@ export class ReportWriter {
     for (const role of n.userRoles) c.roles({ reportId: id, role });
     for (const status of n.statuses) c.statuses({ reportId: id, status });
     for (const alert of n.alerts) c.alerts(alert);
-    this.#versions.open(id, contentHash, rawJson, now, runId);
+    this.#versions.open(id, contentHash, at, this.runId);
   }
 
-  touch(id: number, now: string): void {
-    this.#versions.touch(id, now);
+  /** Fetched again, unchanged: one request per report, one small update. */
+  touch(id: number): void {
+    prepared(this.#sqlite, "UPDATE scheduled_reports SET last_seen_at = ? WHERE id = ?").run(this.at, id);
   }
 
-  revive(id: number, rawJson: string, contentHash: string, now: string, runId: number): void {
-    this.#versions.revive(id, rawJson, contentHash, now, runId);
+  /** A deleted report came back with the content it had. */
+  revive(id: number, contentHash: string): void {
+    prepared(
+      this.#sqlite,
+      "UPDATE scheduled_reports SET deleted_at = NULL, last_seen_at = ? WHERE id = ?",
+    ).run(this.at, id);
+    this.#versions.open(id, contentHash, this.at, this.runId);
   }
 
-  /** Returns whether the report was live (and is now deleted). */
-  markDeleted(id: number, now: string): boolean {
-    return this.#versions.markDeleted(id, now);
+  markDeleted(id: number): void {
+    const gone = prepared(
+      this.#sqlite,
+      "UPDATE scheduled_reports SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL",
+    ).run(this.at, id);
+    if (gone.changes > 0) this.#versions.close(id, this.at);
   }
 }

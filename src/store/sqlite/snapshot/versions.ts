@@ -1,21 +1,19 @@
 /**
- * The life of a versioned record (a plan, a report): its row's `last_seen_at` and
- * `deleted_at`, and its history, one version per content, valid_from..valid_to.
+ * The history of versioned records (plans, reports): one version per content, valid_from ..
+ * valid_to. A version's raw_json is NULL while its content is the record row's own (the text is
+ * stored once); before the row's content is replaced, its text moves into those versions.
  */
 import type BetterSqlite3 from "better-sqlite3";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
 import type { plans, planVersions, reportVersions, scheduledReports } from "../../../schema/sqlite/index.js";
 import type { Sqlite } from "../connection.js";
-import { inserter } from "../statements.js";
 
 type Statement = BetterSqlite3.Statement<unknown[]>;
 
-export class VersionedTable {
-  readonly #insertVersion: ReturnType<typeof inserter<typeof planVersions>>;
-  readonly #closeVersion: Statement;
-  readonly #touch: Statement;
-  readonly #revive: Statement;
-  readonly #markDeleted: Statement;
+export class VersionHistory {
+  readonly #open: Statement;
+  readonly #keepText: Statement;
+  readonly #close: Statement;
 
   constructor(
     sqlite: Sqlite,
@@ -23,39 +21,34 @@ export class VersionedTable {
     versions: typeof planVersions | typeof reportVersions,
   ) {
     const table = getTableConfig(records).name;
-    this.#insertVersion = inserter(sqlite, versions as typeof planVersions);
-    this.#closeVersion = sqlite.prepare(
-      // Never before the version began (a plan that moved from a company synced later).
-      `UPDATE "${getTableConfig(versions).name}" SET valid_to = max(?, valid_from) WHERE id = ? AND valid_to IS NULL`,
+    const history = getTableConfig(versions).name;
+    this.#open = sqlite.prepare(
+      `INSERT INTO "${history}" (id, content_hash, valid_from, valid_to, raw_json, run_id) VALUES (?, ?, ?, NULL, NULL, ?)`,
     );
-    this.#touch = sqlite.prepare(`UPDATE "${table}" SET last_seen_at = ? WHERE id = ?`);
-    this.#revive = sqlite.prepare(`UPDATE "${table}" SET deleted_at = NULL, last_seen_at = ? WHERE id = ?`);
-    this.#markDeleted = sqlite.prepare(
-      `UPDATE "${table}" SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL`,
+    // Versions sharing the row's text get it, and the open one ends (never before it began:
+    // a plan that moved from a company synced later).
+    this.#keepText = sqlite.prepare(
+      `UPDATE "${history}" SET raw_json = (SELECT raw_json FROM "${table}" WHERE id = @id),
+         valid_to = CASE WHEN valid_to IS NULL THEN max(@at, valid_from) ELSE valid_to END
+       WHERE id = @id AND raw_json IS NULL`,
+    );
+    this.#close = sqlite.prepare(
+      `UPDATE "${history}" SET valid_to = max(?, valid_from) WHERE id = ? AND valid_to IS NULL`,
     );
   }
 
-  /** New content: close the open version of `id` (if any) and open a new one. */
-  open(id: number, contentHash: string, rawJson: string, at: string, runId: number): void {
-    this.#closeVersion.run(at, id);
-    this.#insertVersion({ id, contentHash, rawJson, validFrom: at, validTo: null, runId });
+  /** A version begins with the row's content (the row holds its text). */
+  open(id: number, contentHash: string, at: string, runId: number): void {
+    this.#open.run(id, contentHash, at, runId);
   }
 
-  /** Seen again, same content. */
-  touch(id: number, now: string): void {
-    this.#touch.run(now, id);
+  /** The row's content is about to be replaced: its versions keep its text; the open one ends. */
+  replace(id: number, at: string): void {
+    this.#keepText.run({ id, at });
   }
 
-  /** A deleted record came back with the same content: undelete and start a new version. */
-  revive(id: number, rawJson: string, contentHash: string, now: string, runId: number): void {
-    this.#revive.run(now, id);
-    this.open(id, contentHash, rawJson, now, runId);
-  }
-
-  /** The record is gone: mark it deleted and end its last version. Returns whether it was live. */
-  markDeleted(id: number, now: string): boolean {
-    if (this.#markDeleted.run(now, id).changes === 0) return false;
-    this.#closeVersion.run(now, id);
-    return true;
+  /** The record is gone: its open version ends (the row keeps the text). */
+  close(id: number, at: string): void {
+    this.#close.run(at, id);
   }
 }

@@ -1,0 +1,162 @@
+/**
+ * One side of bench:sync, in a process of its own (its peak RSS and its I/O counters are its
+ * own). Forked by ../sync.bench.ts with one JSON argument; sends back one message.
+ *   download: GET /api/plans whole, then JSON.parse (the no-change target's baseline)
+ *   raw:      the raw pipeline into SQLite or PostgreSQL (./raw-sqlite.ts, ./raw-postgres.ts)
+ *   sync:     tas-sync's full sync into an empty database, then a no-change re-sync
+ */
+import { readFileSync, statSync } from "node:fs";
+import pg from "pg";
+import { request } from "undici";
+import { parseConfig } from "../../src/config/index.js";
+import { createLogger } from "../../src/log.js";
+import { createClients } from "../../src/runtime.js";
+import { openStore } from "../../src/store/open.js";
+import { syncCompany } from "../../src/sync/company.js";
+import { peakRssMb } from "../support.js";
+import { rawPostgres } from "./raw-postgres.js";
+import { rawSqlite } from "./raw-sqlite.js";
+
+export interface ChildInput {
+  mode: "download" | "raw" | "sync";
+  baseUrl: string;
+  token: string;
+  companyId: number;
+  /** A SQLite path or a postgres:// URL (raw, sync). */
+  database?: string;
+  /** Observe the schema of the records (sync); null: the config's default. */
+  observe?: boolean | null;
+}
+
+export interface ChildResult {
+  /** Wall time of the side's main act: the download + parse, the raw pipeline, the full sync. */
+  ms: number;
+  plans: number;
+  rssMb: number;
+  /** Bytes of the database once written (SQLite file; PostgreSQL: the database's size). */
+  dbBytes?: number;
+  /** sync only: the write transaction of the full sync, and the no-change re-sync. */
+  writeMs?: number;
+  resyncMs?: number;
+  resyncWriteMs?: number;
+  /** sync only: what the process wrote during the re-sync (/proc/self/io). */
+  resyncWriteBytes?: number;
+  resyncWchar?: number;
+  resyncUnchanged?: number;
+  /** sync into PostgreSQL only: rows of plans the re-sync wrote (their xmin moved). */
+  resyncPlanRowsWritten?: number;
+}
+
+/** Each plan row's xmin: the transaction that last wrote it. */
+async function planXmins(url: string): Promise<Map<string, string>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: string; x: string }>(
+      "SELECT id::text AS id, xmin::text AS x FROM plans",
+    );
+    return new Map(rows.map((r) => [r.id, r.x]));
+  } finally {
+    await client.end();
+  }
+}
+
+/** The process's write counters: bytes sent to storage, and bytes passed to write(). */
+function ioCounters(): { writeBytes: number; wchar: number } {
+  const text = readFileSync("/proc/self/io", "utf8");
+  const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, "m").exec(text)?.[1] ?? NaN);
+  return { writeBytes: field("write_bytes"), wchar: field("wchar") };
+}
+
+async function download(input: ChildInput): Promise<ChildResult> {
+  const t0 = performance.now();
+  const res = await request(`${input.baseUrl}/api/plans`, {
+    headers: { authorization: `Bearer ${input.token}` },
+  });
+  const list = JSON.parse(await res.body.text()) as unknown[];
+  return { ms: performance.now() - t0, plans: list.length, rssMb: peakRssMb() };
+}
+
+async function sync(input: ChildInput): Promise<ChildResult> {
+  const database = input.database as string;
+  const logger = createLogger({ level: "warn", pretty: false });
+  const cfg = parseConfig(
+    {
+      baseUrl: input.baseUrl,
+      database,
+      auth: { token: input.token },
+      companies: [{ id: input.companyId, reportIds: [] }],
+      http: { maxRequestsPerSecond: 1000, timeoutMs: 120_000 },
+      ...(input.observe === undefined || input.observe === null
+        ? {}
+        : { schema: { observe: input.observe } }),
+    },
+    "(bench)",
+  );
+  const store = await openStore(cfg.database);
+  const clients = createClients(cfg, logger);
+  try {
+    const run = () =>
+      syncCompany(
+        {
+          store,
+          client: clients.clientFor(input.companyId),
+          logger,
+          readAheadBytes: cfg.sync.readAheadBytes,
+        },
+        { companyId: input.companyId, reportIds: [], trigger: "bench" },
+      );
+    const t0 = performance.now();
+    const full = await run();
+    const ms = performance.now() - t0;
+    if (full.status !== "succeeded") throw new Error(`full sync ${full.status}: ${full.errors.join("; ")}`);
+    const postgres = database.startsWith("postgres");
+    const xmins = postgres ? await planXmins(database) : null;
+    const io0 = ioCounters();
+    const t1 = performance.now();
+    const again = await run();
+    const resyncMs = performance.now() - t1;
+    const io1 = ioCounters();
+    if (again.status !== "succeeded") throw new Error(`re-sync ${again.status}: ${again.errors.join("; ")}`);
+    let written: number | undefined;
+    if (xmins) {
+      const after = await planXmins(database);
+      written =
+        [...after].filter(([id, x]) => xmins.get(id) !== x).length + Math.max(0, xmins.size - after.size);
+    }
+    return {
+      ms,
+      plans: full.counts.inserted,
+      rssMb: peakRssMb(),
+      writeMs: full.writeMs ?? 0,
+      resyncMs,
+      resyncWriteMs: again.writeMs ?? 0,
+      resyncWriteBytes: io1.writeBytes - io0.writeBytes,
+      resyncWchar: io1.wchar - io0.wchar,
+      resyncUnchanged: again.counts.unchanged,
+      ...(written === undefined ? {} : { resyncPlanRowsWritten: written }),
+    };
+  } finally {
+    await clients.close();
+    await store.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const input = JSON.parse(process.argv[2] ?? "") as ChildInput;
+  let result: ChildResult;
+  if (input.mode === "download") result = await download(input);
+  else if (input.mode === "sync") result = await sync(input);
+  else if (input.database?.startsWith("postgres")) result = await rawPostgres(input);
+  else result = await rawSqlite(input);
+  if (input.database && !input.database.startsWith("postgres"))
+    result.dbBytes = statSync(input.database).size;
+  process.send?.(result);
+}
+
+main().catch((err: unknown) => {
+  console.error(
+    `bench:sync (child) failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+  );
+  process.exitCode = 1;
+});

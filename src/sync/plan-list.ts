@@ -1,0 +1,106 @@
+/**
+ * The plan list as it arrives, element by element, held against the company's index: an
+ * element whose bytes hash to a plan the company has is that plan, unchanged (or back from
+ * deletion), and is neither kept nor parsed. Only new or changed elements are kept: read at
+ * once (parsed, checked, normalized, before any write transaction) while they fit in a memory
+ * budget, spooled as bytes beyond it and read while the snapshot is written.
+ */
+import { hash } from "node:crypto";
+import { type PlanRead, readPlan } from "../normalize/index.js";
+import type { SnapshotIndex } from "../store/port-snapshot.js";
+import { Spool } from "./spool.js";
+
+/** Bytes of new or changed elements read during the download; the rest waits in the spool. */
+export const READ_AHEAD_BYTES = 16 * 1024 * 1024;
+
+/** SHA-256 (hex) of a record as received (its UTF-8 bytes): the content_hash column. */
+export function contentHash(bytes: Uint8Array | string): string {
+  return hash("sha256", bytes, "hex");
+}
+
+/** A new or changed element: where it was in the list, its hash, and how to read it. */
+export interface Fresh {
+  position: number;
+  hash: string;
+  read: () => PlanRead;
+}
+
+export class PlanListReceiver {
+  readonly #plans: SnapshotIndex["plans"];
+  readonly #readAhead: number;
+  /** Elements received (complete ones) and their bytes. */
+  count = 0;
+  bytes = 0;
+  /** Known plans whose content arrived unchanged: id -> position of that element. */
+  matched = new Map<number, number>();
+  #read: Fresh[] = [];
+  #readBytes = 0;
+  #spool: Spool | null = null;
+  #spilled: { position: number; hash: string }[] = [];
+
+  constructor(plans: SnapshotIndex["plans"], readAheadBytes = READ_AHEAD_BYTES) {
+    this.#plans = plans;
+    this.#readAhead = readAheadBytes;
+  }
+
+  /** One complete element of the list, as received. */
+  add(bytes: Buffer): void {
+    const position = this.count++;
+    this.bytes += bytes.length;
+    const h = contentHash(bytes);
+    const known = this.#plans.byHash.get(h);
+    // A second identical copy is read like a new element: it is then rejected as a duplicate.
+    if (known !== undefined && !this.matched.has(known)) {
+      this.matched.set(known, position);
+      return;
+    }
+    if (this.#readBytes + bytes.length <= this.#readAhead) {
+      this.#readBytes += bytes.length;
+      const read = readPlan(bytes);
+      this.#read.push({ position, hash: h, read: () => read });
+      return;
+    }
+    this.#spool ??= new Spool();
+    this.#spool.append(bytes);
+    this.#spilled.push({ position, hash: h });
+  }
+
+  /** Whether the known plan `id` arrived unchanged but was deleted: it comes back. */
+  isRevival(id: number): boolean {
+    return this.#plans.byId.get(id)?.deleted === true;
+  }
+
+  /** The new or changed elements, in list order; the spooled ones are read as they are reached. */
+  *fresh(): Generator<Fresh> {
+    yield* this.#read;
+    if (!this.#spool) return;
+    let k = 0;
+    for (const bytes of this.#spool.records()) {
+      const at = this.#spilled[k++];
+      if (!at) break;
+      yield { ...at, read: () => readPlan(bytes) };
+    }
+  }
+
+  /** How many elements are new or changed. */
+  get freshCount(): number {
+    return this.#read.length + this.#spilled.length;
+  }
+
+  /** Forget everything (the list is being fetched again). */
+  reset(): void {
+    this.dispose();
+    this.count = 0;
+    this.bytes = 0;
+    this.matched = new Map();
+    this.#read = [];
+    this.#readBytes = 0;
+    this.#spilled = [];
+  }
+
+  /** Deletes the spool, if any. */
+  dispose(): void {
+    this.#spool?.dispose();
+    this.#spool = null;
+  }
+}
