@@ -54,7 +54,7 @@ const syncSchema = z
      * MiB of new or changed plans parsed while the list downloads (before the write
      * transaction); past it they wait in a temporary file and are parsed while it is written.
      */
-    readAheadMiB: z.number().int().min(0).max(1024).default(16),
+    readAheadMiB: z.number().int().min(0).max(1024).default(1),
   })
   .prefault({})
   .transform((s, ctx) => {

@@ -11,7 +11,7 @@ import type { SnapshotIndex } from "../store/port-snapshot.js";
 import { Spool } from "./spool.js";
 
 /** Bytes of new or changed elements read during the download; the rest waits in the spool. */
-export const READ_AHEAD_BYTES = 16 * 1024 * 1024;
+export const READ_AHEAD_BYTES = 1024 * 1024;
 
 /** SHA-256 (hex) of a record as received (its UTF-8 bytes): the content_hash column. */
 export function contentHash(bytes: Uint8Array | string): string {
@@ -23,6 +23,11 @@ export interface Fresh {
   position: number;
   hash: string;
   read: () => PlanRead;
+}
+
+/** A read without its parsed JSON, which nothing needs once the rows are made. */
+function slim(read: PlanRead): PlanRead {
+  return read.ok ? { ...read, wire: undefined as never } : read;
 }
 
 export class PlanListReceiver {
@@ -56,7 +61,8 @@ export class PlanListReceiver {
     }
     if (this.#readBytes + bytes.length <= this.#readAhead) {
       this.#readBytes += bytes.length;
-      const read = readPlan(bytes);
+      // Kept without the parsed JSON (several times the text's size): rows and text only.
+      const read = slim(readPlan(bytes));
       this.#read.push({ position, hash: h, read: () => read });
       return;
     }

@@ -34,8 +34,8 @@ export function openConnection(path: string, opts: ConnectionOptions = {}): Sqli
     // WAL: readers keep reading the last committed snapshot while a sync writes.
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("synchronous = NORMAL");
-    // 64 MiB of page cache: a 100k-plan snapshot otherwise spills the default 2 MiB constantly.
-    sqlite.pragma("cache_size = -65536");
+    // 32 MiB of page cache: a 100k-plan snapshot otherwise spills the default 2 MiB constantly.
+    sqlite.pragma("cache_size = -32768");
     return sqlite;
   } catch (err) {
     sqlite.close();

@@ -3,7 +3,8 @@
  * the company costs its inserts and nothing else: no existence probe (the insert says whether
  * another company holds the id), no version to close.
  */
-import { getTableColumns } from "drizzle-orm";
+
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { MobileAppRow, PlanColumns, PlanRowSet } from "../../../schema/index.js";
 import {
   mobileApps,
@@ -18,17 +19,15 @@ import {
   planVersions,
 } from "../../../schema/sqlite/index.js";
 import { PLAN_CHILD_TABLES } from "../../../schema/table-names.js";
-import { type Binder, compileInsert } from "../binder.js";
+import { compileInsert, overwrite, type RowWriter } from "../binder.js";
 import type { Sqlite } from "../connection.js";
 import { VersionHistory } from "./versions.js";
 
 /** Columns of a plans row that the store fills in. */
 const BOOKKEEPING = ["rawJson", "contentHash", "firstSeenAt", "seenAt", "deletedAt"];
-const CONTENT = Object.keys(getTableColumns(plans)).filter((k) => k !== "id" && k !== "firstSeenAt");
-const columnOf = (key: string) => (getTableColumns(plans) as Record<string, { name: string }>)[key]?.name;
 
 type ChildKey = Exclude<keyof PlanRowSet, "plan" | "mobileApps">;
-const CHILDREN: [ChildKey, Parameters<typeof compileInsert>[0]][] = [
+const CHILDREN: [ChildKey, SQLiteTable][] = [
   ["days", planDaysOfWeek],
   ["resolutions", planResolutions],
   ["environments", planEnvironments],
@@ -50,12 +49,11 @@ export interface WriteContext {
 
 export class PlanWriter {
   readonly #ctx: WriteContext;
-  readonly #bindPlan: Binder<PlanColumns>;
-  readonly #insert;
-  readonly #upsert;
-  readonly #children;
+  readonly #insert: RowWriter<PlanColumns>;
+  readonly #upsert: RowWriter<PlanColumns>;
+  readonly #children: { key: ChildKey; write: RowWriter<object> }[];
   readonly #deleteChildren;
-  readonly #app;
+  readonly #app: RowWriter<MobileAppRow>;
   readonly #ownerOf;
   readonly #revive;
   readonly #seen;
@@ -66,27 +64,21 @@ export class PlanWriter {
 
   constructor(sqlite: Sqlite, ctx: WriteContext) {
     this.#ctx = ctx;
-    const insert = compileInsert<PlanColumns>(plans, BOOKKEEPING, "ON CONFLICT(id) DO NOTHING");
-    this.#bindPlan = insert.bind;
-    this.#insert = sqlite.prepare(insert.sql);
-    const sets = CONTENT.map((k) => `"${columnOf(k)}" = excluded."${columnOf(k)}"`).join(", ");
-    this.#upsert = sqlite.prepare(
-      compileInsert(plans, BOOKKEEPING, `ON CONFLICT(id) DO UPDATE SET ${sets}`).sql,
+    this.#insert = compileInsert(sqlite, plans, BOOKKEEPING, "ON CONFLICT(id) DO NOTHING");
+    this.#upsert = compileInsert(
+      sqlite,
+      plans,
+      BOOKKEEPING,
+      `ON CONFLICT(id) DO UPDATE SET ${overwrite(plans, ["id", "firstSeenAt"])}`,
     );
-    this.#children = CHILDREN.map(([key, table]) => {
-      const c = compileInsert<object>(table);
-      return { key, bind: c.bind, stmt: sqlite.prepare(c.sql) };
-    });
+    this.#children = CHILDREN.map(([key, table]) => ({ key, write: compileInsert(sqlite, table) }));
     this.#deleteChildren = PLAN_CHILD_TABLES.map((t) => sqlite.prepare(`DELETE FROM ${t} WHERE plan_id = ?`));
-    const app = compileInsert<MobileAppRow>(
+    this.#app = compileInsert(
+      sqlite,
       mobileApps,
       [],
-      `ON CONFLICT(id) DO UPDATE SET ${Object.values(getTableColumns(mobileApps))
-        .filter((c) => c.name !== "id")
-        .map((c) => `"${c.name}" = excluded."${c.name}"`)
-        .join(", ")}`,
+      `ON CONFLICT(id) DO UPDATE SET ${overwrite(mobileApps, ["id"])}`,
     );
-    this.#app = { bind: app.bind, stmt: sqlite.prepare(app.sql) };
     this.#ownerOf = sqlite.prepare("SELECT company_id FROM plans WHERE id = ?").pluck();
     this.#revive = sqlite.prepare("UPDATE plans SET deleted_at = NULL, seen_at = ? WHERE id = ?");
     this.#seen = sqlite.prepare("UPDATE plans SET seen_at = ? WHERE id = ?");
@@ -102,7 +94,7 @@ export class PlanWriter {
   insert(n: PlanRowSet, rawJson: string, hash: string): void {
     const { at, runId } = this.#ctx;
     const id = n.plan.id as number;
-    if (this.#insert.run(this.#bindPlan(n.plan, rawJson, hash, at, at, null)).changes === 0) {
+    if (this.#insert(n.plan, rawJson, hash, at, at, null).changes === 0) {
       this.#ctx.touchedCompany(this.#ownerOf.get(id) as number);
       this.update(n, rawJson, hash);
       return;
@@ -116,7 +108,7 @@ export class PlanWriter {
     const { at, runId } = this.#ctx;
     const id = n.plan.id as number;
     this.#versions.replace(id, at);
-    this.#upsert.run(this.#bindPlan(n.plan, rawJson, hash, at, at, null));
+    this.#upsert(n.plan, rawJson, hash, at, at, null);
     for (const stmt of this.#deleteChildren) stmt.run(id);
     this.#writeChildren(n);
     this.#versions.open(id, hash, at, runId);
@@ -139,10 +131,10 @@ export class PlanWriter {
   }
 
   #writeChildren(n: PlanRowSet): void {
-    for (const c of this.#children) for (const row of n[c.key]) c.stmt.run(c.bind(row));
+    for (const c of this.#children) for (const row of n[c.key]) c.write(row);
     for (const app of n.mobileApps) {
       if (this.#appsWritten.has(app.id as number)) continue;
-      this.#app.stmt.run(this.#app.bind(app));
+      this.#app(app);
       this.#appsWritten.add(app.id as number);
     }
   }

@@ -1,5 +1,4 @@
 /** Writes of scheduled reports: report rows, child tables and versions. */
-import { getTableColumns } from "drizzle-orm";
 import type { ReportColumns, ReportRowSet } from "../../../schema/index.js";
 import {
   reportAlerts,
@@ -11,7 +10,7 @@ import {
   scheduledReports,
 } from "../../../schema/sqlite/index.js";
 import { REPORT_CHILD_TABLES } from "../../../schema/table-names.js";
-import { compileInsert } from "../binder.js";
+import { compileInsert, overwrite, type RowWriter } from "../binder.js";
 import type { Sqlite } from "../connection.js";
 import { prepared } from "../prepared.js";
 import { VersionHistory } from "./versions.js";
@@ -20,8 +19,7 @@ const BOOKKEEPING = ["rawJson", "contentHash", "firstSeenAt", "lastSeenAt", "del
 
 export class ReportWriter {
   readonly #sqlite: Sqlite;
-  readonly #upsert;
-  readonly #bind;
+  readonly #upsert: RowWriter<ReportColumns>;
   readonly #children;
   readonly #deleteChildren;
   readonly #versions: VersionHistory;
@@ -32,27 +30,18 @@ export class ReportWriter {
     private readonly runId: number,
   ) {
     this.#sqlite = sqlite;
-    const content = Object.values(getTableColumns(scheduledReports))
-      .filter((c) => c.name !== "id" && c.name !== "first_seen_at")
-      .map((c) => `"${c.name}" = excluded."${c.name}"`);
-    const upsert = compileInsert<ReportColumns>(
+    this.#upsert = compileInsert(
+      sqlite,
       scheduledReports,
       BOOKKEEPING,
-      `ON CONFLICT(id) DO UPDATE SET ${content.join(", ")}`,
+      `ON CONFLICT(id) DO UPDATE SET ${overwrite(scheduledReports, ["id", "firstSeenAt"])}`,
     );
-    this.#upsert = sqlite.prepare(upsert.sql);
-    this.#bind = upsert.bind;
-    const child = (table: Parameters<typeof compileInsert>[0]) => {
-      const c = compileInsert<object>(table);
-      const stmt = sqlite.prepare(c.sql);
-      return (row: object) => stmt.run(c.bind(row));
-    };
     this.#children = {
-      plans: child(reportPlans),
-      recipients: child(reportRecipients),
-      roles: child(reportUserRoles),
-      statuses: child(reportStatuses),
-      alerts: child(reportAlerts),
+      plans: compileInsert<object>(sqlite, reportPlans),
+      recipients: compileInsert<object>(sqlite, reportRecipients),
+      roles: compileInsert<object>(sqlite, reportUserRoles),
+      statuses: compileInsert<object>(sqlite, reportStatuses),
+      alerts: compileInsert<object>(sqlite, reportAlerts),
     };
     this.#deleteChildren = REPORT_CHILD_TABLES.map((t) =>
       sqlite.prepare(`DELETE FROM ${t} WHERE report_id = ?`),
@@ -65,7 +54,7 @@ export class ReportWriter {
     const { at } = this;
     const id = n.report.id as number;
     this.#versions.replace(id, at);
-    this.#upsert.run(this.#bind(n.report, rawJson, contentHash, at, at, null));
+    this.#upsert(n.report, rawJson, contentHash, at, at, null);
     for (const stmt of this.#deleteChildren) stmt.run(id);
     const c = this.#children;
     for (const planId of n.planIds) c.plans({ reportId: id, planId });
