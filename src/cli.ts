@@ -6,11 +6,11 @@
 import { parseArgs } from "node:util";
 import { commands } from "./commands/index.js";
 import { SIGNAL_EXIT_CODES, type StopWatch, watchStopSignals } from "./commands/signals.js";
-import { closestName } from "./commands/suggest.js";
 import type { CommandContext, CommandSpec, Flags, PassthroughSpec } from "./commands/types.js";
 import type { Config } from "./config/index.js";
 import { UserError } from "./errors.js";
 import type { Logger } from "./log.js";
+import { closestName } from "./text/suggest.js";
 
 const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
 
@@ -178,7 +178,8 @@ async function run(
     config: () => {
       if (!config) throw new Error("config() called before the config loader was imported");
       if (cfg) return cfg;
-      cfg = config.loadConfig(config.configPath(typeof flags.config === "string" ? flags.config : undefined));
+      const path = config.configPath(typeof flags.config === "string" ? flags.config : undefined);
+      cfg = config.loadConfig(path, process.env, command.readOnly ? "use" : "load");
       for (const warning of config.configWarnings(cfg))
         process.stderr.write(`tas-sync ${command.name}: warning: ${warning}\n`);
       return cfg;

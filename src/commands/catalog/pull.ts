@@ -74,6 +74,7 @@ Exit codes: 0 done (also when the reader of the output went away, as with | head
     "max-width": { type: "string" },
   },
   positionals: 1,
+  readOnly: true,
   load: () => import("../query.js").then((m) => m.runQueryCommand),
 };
 

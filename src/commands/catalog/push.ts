@@ -64,6 +64,7 @@ Options:
     limit: { type: "string" },
     json: { type: "boolean" },
   },
+  readOnly: true,
   load: () => import("../outbox.js").then((m) => m.runPushFailures),
 };
 

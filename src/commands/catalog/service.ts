@@ -54,6 +54,7 @@ Options:
 Exit codes: 0 every company fresh and not failing; 3 some company stale or failing;
             2 bad usage or config.`,
   options: { json: { type: "boolean" } },
+  readOnly: true,
   load: () => import("../status.js").then((m) => m.runStatus),
 };
 
