@@ -20,7 +20,7 @@ const GLOBAL_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-function usage(): string {
+export function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return [
     "tas-sync: mirror Test Automation Service plans and reports into SQLite or PostgreSQL; push scenarios exactly once.",

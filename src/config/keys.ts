@@ -28,10 +28,11 @@ export function configKeys(schema: Node): ConfigKey[] {
 }
 
 function walk(node: Node, path: string, out: ConfigKey[]): void {
-  const { inner, defaultValue, hasDefault } = unwrap(node);
+  const { inner, defaultValue, hasDefault, nullable } = unwrap(node);
   const objects = objectShapes(inner);
   if (path) {
-    const key: ConfigKey = { path, kind: kindOf(inner), children: objects.flatMap((s) => Object.keys(s)) };
+    const kind = `${kindOf(inner)}${nullable ? ", or null" : ""}`;
+    const key: ConfigKey = { path, kind, children: objects.flatMap((s) => Object.keys(s)) };
     if (hasDefault) key.default = defaultValue;
     out.push(key);
   }
@@ -49,13 +50,15 @@ function walk(node: Node, path: string, out: ConfigKey[]): void {
   }
 }
 
-/** Strip optional/default/prefault/nullable/pipe wrappers, keeping the default value. */
-function unwrap(node: Node): { inner: Node; defaultValue?: unknown; hasDefault: boolean } {
+/** Strip optional/default/prefault/nullable/pipe wrappers, keeping the default and nullability. */
+function unwrap(node: Node): { inner: Node; defaultValue?: unknown; hasDefault: boolean; nullable: boolean } {
   let inner = node;
   let defaultValue: unknown;
   let hasDefault = false;
+  let nullable = false;
   for (let i = 0; i < 20; i++) {
     const def = defOf(inner);
+    if (def.type === "nullable") nullable = true;
     if (def.type === "default" && !hasDefault) {
       defaultValue = def.defaultValue;
       hasDefault = true;
@@ -65,7 +68,7 @@ function unwrap(node: Node): { inner: Node; defaultValue?: unknown; hasDefault: 
     else if (def.type === "pipe") inner = def.in as Node;
     else break;
   }
-  return { inner, defaultValue, hasDefault };
+  return { inner, defaultValue, hasDefault, nullable };
 }
 
 function objectShapes(node: Node): Record<string, Node>[] {
@@ -77,10 +80,9 @@ function objectShapes(node: Node): Record<string, Node>[] {
 
 function kindOf(node: Node): string {
   const def = defOf(node);
-  const bag = (node._zod as { bag?: { format?: string } }).bag ?? {};
   switch (def.type) {
     case "number":
-      return bag.format === "safeint" ? "integer" : "number";
+      return numberKind(def.checks as { _zod: { def: NumberCheck } }[] | undefined);
     case "enum":
       return Object.values(def.entries as Record<string, string>)
         .map((v) => `"${v}"`)
@@ -92,6 +94,37 @@ function kindOf(node: Node): string {
     default:
       return def.type;
   }
+}
+
+interface NumberCheck {
+  check: string;
+  format?: string;
+  value?: number;
+  inclusive?: boolean;
+}
+
+/** `integer`, `integer ≥ 1`, `integer 1–64`, `number > 0`, from zod's checks. */
+function numberKind(checks: { _zod: { def: NumberCheck } }[] = []): string {
+  const defs = checks.map((c) => c._zod.def);
+  const integer = defs.some((d) => d.check === "number_format" && d.format === "safeint");
+  let min: number | undefined;
+  let max: number | undefined;
+  let above: number | undefined;
+  for (const d of defs) {
+    if (d.check === "greater_than" && d.value !== undefined) {
+      if (d.inclusive) min = d.value;
+      else if (integer) min = d.value + 1;
+      else above = d.value;
+    }
+    if (d.check === "less_than" && d.value !== undefined)
+      max = d.inclusive || !integer ? d.value : d.value - 1;
+  }
+  const name = integer ? "integer" : "number";
+  if (min !== undefined && max !== undefined) return `${name} ${min}–${max}`;
+  if (min !== undefined) return `${name} ≥ ${min}`;
+  if (above !== undefined) return `${name} > ${above}`;
+  if (max !== undefined) return `${name} ≤ ${max}`;
+  return name;
 }
 
 /** The keys allowed in the object at a zod issue's path (`["companies", 0, "auth"]`). */
