@@ -69,9 +69,13 @@ export const runDemo: CommandRun = async (ctx) => {
     } finally {
       await store.close();
     }
-    ctx.out(
-      `\nThe data is in ${database}. Try:\n  npx tas-sync query --db ${database} "SELECT * FROM v_plan_schedule LIMIT 10"`,
-    );
+    const query = `query --db ${database} "SELECT * FROM v_plan_schedule LIMIT 10"`;
+    ctx.out(`\nThe data is in ${database}. Try:\n  tas-sync ${query}`);
+    // Run by `npm run demo` in a checkout: tas-sync is on the PATH only after `npm link`.
+    if (process.env.npm_lifecycle_event === "demo")
+      ctx.out(
+        `(in this checkout, npm link puts tas-sync on your PATH; until then: node dist/cli/bin.js ${query})`,
+      );
     return code;
   } finally {
     await sim.close();
