@@ -19,8 +19,9 @@ const QUERIES: { title: string; sql: string }[] = [
   },
   {
     title: "Report coverage with dangling plan links (v_report_plan_coverage)",
-    sql: `SELECT report_id, report_name, count(*) AS plans, sum(dangling) AS dangling
-          FROM v_report_plan_coverage GROUP BY report_id ORDER BY report_id`,
+    // FILTER and a full GROUP BY: the same SQL on SQLite and PostgreSQL (dangling is a flag).
+    sql: `SELECT report_id, report_name, count(*) AS plans, count(*) FILTER (WHERE dangling) AS dangling
+          FROM v_report_plan_coverage GROUP BY report_id, report_name ORDER BY report_id`,
   },
   {
     title: "Mobile apps whose metadata did not parse",

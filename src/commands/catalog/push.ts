@@ -7,7 +7,7 @@ export const pushSpec: CommandSpec = {
   help: `Usage: tas-sync push FILE [--wait] [--dry-run] [--skip-invalid] [--strict] [--allow-empty] [--config PATH]
 
 FILE is NDJSON (.ndjson/.jsonl), a JSON array (.json) or CSV with a header row (.csv); one
-create-scenario request per row (see README "Seed file format"). The whole file is validated
+create-scenario request per row (see docs/push.md, "Seed files"). The whole file is validated
 first; every bad row is reported on stderr as FILE:LINE: field: reason. A field the reader
 does not know is ignored, with one warning per name on stderr
 (FILE:LINE: warning: descripton: unknown field (did you mean "description"?), ignored).
