@@ -51,7 +51,8 @@ export const pushFailuresSpec: CommandSpec = {
 Lists rows of scenario_requests with status failed: key, project, name, reason code, the
 last error, and where the row came from (file:line). With --blocked, lists instead the rows
 that wait for their parent's scenario id (the parent exists on the service but the answer to
-its create was lost); give it with tas-sync set-parent-id.
+its create was lost); give it with tas-sync set-parent-id. Needs none of the service's
+secrets.
 
 Options:
   --code CODE      only this reason code (e.g. PROJECT_NOT_FOUND, PARENT_FAILED)
