@@ -109,7 +109,8 @@ async function parseAndRun(command: CommandSpec, argv: string[], out: (l: string
     flags = parsed.values as Flags;
     positionals = parsed.positionals;
   } catch (err) {
-    fail(command.name, `${parseError(err)} (see tas-sync ${command.name} --help)`);
+    const known = Object.keys({ ...GLOBAL_OPTIONS, ...command.options });
+    fail(command.name, `${parseError(err, known)} (see tas-sync ${command.name} --help)`);
     return 2;
   }
   if (flags.help) {
@@ -125,12 +126,14 @@ async function parseAndRun(command: CommandSpec, argv: string[], out: (l: string
 }
 
 /** node:util's messages, in ours: what is wrong and with which option. */
-function parseError(err: unknown): string {
+function parseError(err: unknown, known: string[]): string {
   const e = err as { code?: string; message?: string };
   const option = /'(-[^' ]+)/.exec(e.message ?? "")?.[1];
   switch (option ? e.code : undefined) {
-    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
-      return `unknown option ${option}`;
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {
+      const near = option?.startsWith("--") ? closestName(option.slice(2), known) : undefined;
+      return `unknown option ${option}${near ? ` (did you mean --${near}?)` : ""}`;
+    }
     case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
       return /argument missing/.test(e.message ?? "")
         ? `option ${option} needs a value`
