@@ -18,7 +18,7 @@ import { fmt, verdict } from "./support.js";
  * 20,000 rows/s, which the pipeline beat on a quiet machine at 32,000: on the contended 2-core
  * dev machine, raw addBulk of 100,000 jobs ran 4,800 to 22,600 jobs/s, while the same-run ratio
  * stayed near 0.7 (median 0.73, 0.47 to 1.08 over 12 runs). Raw beside the quiet 32,000 is then
- * about 46,000 jobs/s, and 20,000 rows/s is 0.44 of it. Details in the README (bench:push).
+ * about 46,000 jobs/s, and 20,000 rows/s is 0.44 of it. Details in bench/README.md (bench:push).
  */
 const TARGET_RATIO = 0.45;
 

@@ -6,11 +6,11 @@
 import { parseArgs } from "node:util";
 import { commands } from "./commands/index.js";
 import { SIGNAL_EXIT_CODES, type StopWatch, watchStopSignals } from "./commands/signals.js";
-import { closestName } from "./commands/suggest.js";
 import type { CommandContext, CommandSpec, Flags, PassthroughSpec } from "./commands/types.js";
 import type { Config } from "./config/index.js";
 import { UserError } from "./errors.js";
 import type { Logger } from "./log.js";
+import { closestName } from "./text/suggest.js";
 
 const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
 
@@ -20,7 +20,7 @@ const GLOBAL_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-function usage(): string {
+export function usage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return [
     "tas-sync: mirror Test Automation Service plans and reports into SQLite or PostgreSQL; push scenarios exactly once.",
@@ -109,7 +109,8 @@ async function parseAndRun(command: CommandSpec, argv: string[], out: (l: string
     flags = parsed.values as Flags;
     positionals = parsed.positionals;
   } catch (err) {
-    fail(command.name, `${parseError(err)} (see tas-sync ${command.name} --help)`);
+    const known = Object.keys({ ...GLOBAL_OPTIONS, ...command.options });
+    fail(command.name, `${parseError(err, known)} (see tas-sync ${command.name} --help)`);
     return 2;
   }
   if (flags.help) {
@@ -125,12 +126,14 @@ async function parseAndRun(command: CommandSpec, argv: string[], out: (l: string
 }
 
 /** node:util's messages, in ours: what is wrong and with which option. */
-function parseError(err: unknown): string {
+function parseError(err: unknown, known: string[]): string {
   const e = err as { code?: string; message?: string };
   const option = /'(-[^' ]+)/.exec(e.message ?? "")?.[1];
   switch (option ? e.code : undefined) {
-    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
-      return `unknown option ${option}`;
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {
+      const near = option?.startsWith("--") ? closestName(option.slice(2), known) : undefined;
+      return `unknown option ${option}${near ? ` (did you mean --${near}?)` : ""}`;
+    }
     case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
       return /argument missing/.test(e.message ?? "")
         ? `option ${option} needs a value`
@@ -178,7 +181,8 @@ async function run(
     config: () => {
       if (!config) throw new Error("config() called before the config loader was imported");
       if (cfg) return cfg;
-      cfg = config.loadConfig(config.configPath(typeof flags.config === "string" ? flags.config : undefined));
+      const path = config.configPath(typeof flags.config === "string" ? flags.config : undefined);
+      cfg = config.loadConfig(path, process.env, command.readOnly ? "use" : "load");
       for (const warning of config.configWarnings(cfg))
         process.stderr.write(`tas-sync ${command.name}: warning: ${warning}\n`);
       return cfg;

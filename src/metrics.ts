@@ -132,7 +132,7 @@ export class Metrics implements Telemetry {
 
     pointInTimeGauge({
       name: "tas_sync_last_success_timestamp_seconds",
-      help: "Unix time of the company's last successful sync (no sample for a company never synced).",
+      help: "Unix time of the start of the company's last sync that ended succeeded or partial (no sample before its first).",
       labelNames: ["company"],
       registers,
       onError,
@@ -145,7 +145,7 @@ export class Metrics implements Telemetry {
     });
     pointInTimeGauge({
       name: "tas_sync_company_stale",
-      help: "1 when the company's data is older than sync.staleAfter (or it never synced), 0 when fresh.",
+      help: "1 when the company's last succeeded or partial sync started longer ago than sync.staleAfter (or it never had one), 0 when fresh.",
       labelNames: ["company"],
       registers,
       onError,

@@ -5,6 +5,7 @@
 import type { AuthConfig } from "../config/index.js";
 import { tokenResponseSchema } from "../wire/schemas.js";
 import { parseBody } from "./body.js";
+import { type ApiError, InvalidCredentialsError, withDetail } from "./errors.js";
 import type { HttpTransport } from "./http.js";
 
 export interface TokenProvider {
@@ -14,11 +15,20 @@ export interface TokenProvider {
   invalidate(token: string): void;
   /** Whether a new token can be obtained (false for a static token). */
   readonly renewable: boolean;
+  /** Which credential a refused token came from, for the error (never the secret itself). */
+  readonly refused: string;
 }
 
 export class StaticTokenProvider implements TokenProvider {
   readonly renewable = false;
-  constructor(private readonly value: string) {}
+  readonly refused: string;
+  /** `source`: where the token is configured (`companies[2].auth`). */
+  constructor(
+    private readonly value: string,
+    source = "auth",
+  ) {
+    this.refused = `the service refused the static token (${source}.token)`;
+  }
   async token(): Promise<string> {
     return this.value;
   }
@@ -40,10 +50,16 @@ export interface PasswordGrantSettings {
   username: string;
   password: string;
   scope?: string | undefined;
+  /** Where these settings are configured (`auth`, `companies[1].auth`), for errors. */
+  source?: string;
 }
 
 export class PasswordGrantProvider implements TokenProvider {
   readonly renewable = true;
+  get refused(): string {
+    const s = this.settings;
+    return `the service refused the token of user "${s.username}" from ${s.tokenUrl} (${s.source ?? "auth"})`;
+  }
   #held: Held | null = null;
   #inflight: Promise<string> | null = null;
 
@@ -88,18 +104,22 @@ export class PasswordGrantProvider implements TokenProvider {
   async #grant(form: Record<string, string>): Promise<string> {
     const s = this.settings;
     const basic = Buffer.from(`${s.clientId}:${s.clientSecret}`).toString("base64");
-    const res = await this.http.requestText({
-      operation: "token",
-      method: "POST",
-      url: new URL(s.tokenUrl),
-      headers: {
-        authorization: `Basic ${basic}`,
-        "content-type": "application/x-www-form-urlencoded",
-        accept: "application/json",
-      },
-      body: new URLSearchParams(form).toString(),
-      idempotent: true,
-    });
+    const res = await this.http
+      .requestText({
+        operation: "token",
+        method: "POST",
+        url: new URL(s.tokenUrl),
+        headers: {
+          authorization: `Basic ${basic}`,
+          "content-type": "application/x-www-form-urlencoded",
+          accept: "application/json",
+        },
+        body: new URLSearchParams(form).toString(),
+        idempotent: true,
+      })
+      .catch((err: unknown) => {
+        throw err instanceof InvalidCredentialsError ? withDetail(err, this.#whoWasRefused(err)) : err;
+      });
     const token = parseBody(res.text, tokenResponseSchema, "token", res.statusCode);
     const now = this.now();
     const lifetimeMs = (token.expires_in ?? 3600) * 1000;
@@ -111,11 +131,28 @@ export class PasswordGrantProvider implements TokenProvider {
     };
     return token.access_token;
   }
+
+  /**
+   * Which credential the token endpoint refused, and where, in words a person can act on. The
+   * real service answers INVALID_CLIENT to a wrong user password as well as to a wrong client,
+   * so that answer names both (user first). Never a secret: the user name and the URL only.
+   */
+  #whoWasRefused(err: ApiError): string {
+    const s = this.settings;
+    const at = s.source ?? "auth";
+    const who = `${s.tokenUrl} refused user "${s.username}"`;
+    if (err.code === "INVALID_GRANT") return `${who}: check ${at}.username and ${at}.password`;
+    if (err.code === "INVALID_CLIENT")
+      return `${who} or its OAuth2 client: check ${at}.username and ${at}.password, then ${at}.clientId and ${at}.clientSecret`;
+    return `${who} (${at})`;
+  }
 }
 
-export function tokenProviderFor(auth: AuthConfig, http: HttpTransport): TokenProvider {
-  if ("token" in auth) return new StaticTokenProvider(auth.token.reveal());
+/** The token provider of an auth block; `source` says where it is configured (`companies[1].auth`). */
+export function tokenProviderFor(auth: AuthConfig, http: HttpTransport, source = "auth"): TokenProvider {
+  if ("token" in auth) return new StaticTokenProvider(auth.token.reveal(), source);
   return new PasswordGrantProvider(http, {
+    source,
     tokenUrl: auth.tokenUrl,
     clientId: auth.clientId.reveal(),
     clientSecret: auth.clientSecret.reveal(),

@@ -13,6 +13,7 @@ import {
   ResponseTooLargeError,
   transportError,
   UnauthorizedError,
+  withDetail,
 } from "./errors.js";
 import type { HttpTransport, Response } from "./http.js";
 import {
@@ -159,7 +160,7 @@ export class TasClient {
           detail: err.message,
         });
       }
-      throw transportError("listPlans", err);
+      throw transportError("listPlans", err, this.deps.http.target(this.#url("/api/plans")));
     }
   }
 
@@ -239,7 +240,9 @@ export class TasClient {
       try {
         return await send(authorize);
       } catch (err) {
-        if (!(err instanceof UnauthorizedError) || !auth.renewable || renewals >= MAX_RENEWALS) throw err;
+        if (err instanceof UnauthorizedError && (!auth.renewable || renewals >= MAX_RENEWALS))
+          throw withDetail(err, auth.refused);
+        if (!(err instanceof UnauthorizedError)) throw err;
         if (used !== null) auth.invalidate(used);
         this.deps.logger.info(
           { companyId: this.deps.companyId },

@@ -41,6 +41,19 @@ export class ApiError extends Error {
   }
 }
 
+/** The same error (same class, code and status) with more said after its detail. */
+export function withDetail<E extends ApiError>(err: E, more: string): E {
+  const Kind = err.constructor as new (init: ApiErrorInit) => E;
+  return new Kind({
+    operation: err.operation,
+    status: err.status,
+    code: err.code,
+    symbolic: err.symbolic,
+    detail: err.detail ? `${err.detail}; ${more}` : more,
+    cause: err.cause,
+  });
+}
+
 export class UnauthorizedError extends ApiError {
   override name = "UnauthorizedError";
 }
@@ -203,17 +216,40 @@ const NOT_SENT = new Set([
 ]);
 const TIMEOUTS = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
 
-/** Map an undici / socket error (no HTTP answer, or one cut off) to a typed error. */
-export function transportError(operation: Operation, err: unknown): ApiError {
+/** Where a request went: the service's URL, and the proxy it went through, if any. */
+export interface Target {
+  url: URL;
+  proxy?: string | undefined;
+}
+
+/** `host:port` of a URL, the port spelled out even when it is the scheme's default. */
+export function hostPort(url: URL): string {
+  return `${url.hostname}:${url.port || (url.protocol === "https:" ? "443" : "80")}`;
+}
+
+/**
+ * Map an undici / socket error (no HTTP answer, or one cut off) to a typed error. With the
+ * target, the message says where: `cannot connect to tas.example.com:443 through proxy
+ * http://proxy:3128/ (ECONNREFUSED)`.
+ */
+export function transportError(operation: Operation, err: unknown, target?: Target): ApiError {
   if (err instanceof Error && "operation" in err) return err as ApiError;
-  const code = errorCode(err);
-  if (TIMEOUTS.has(code)) return new TimeoutError({ operation, code: "TIMEOUT", detail: code, cause: err });
+  const code = errorCode(err) || (err as Error)?.message || "unknown error";
+  const where = target
+    ? `${hostPort(target.url)}${target.proxy ? ` through proxy ${target.proxy}` : ""}`
+    : "";
+  if (TIMEOUTS.has(code)) {
+    const detail = where ? `no answer from ${where} in time (${code})` : code;
+    return new TimeoutError({ operation, code: "TIMEOUT", detail, cause: err });
+  }
   const sent = !NOT_SENT.has(code);
   const label = sent ? "CONNECTION_RESET" : "CONNECTION_FAILED";
-  return new ConnectionError(
-    { operation, code: label, detail: code || (err as Error)?.message, cause: err },
-    sent,
-  );
+  const detail = !where
+    ? code
+    : sent
+      ? `the connection to ${where} broke off (${code})`
+      : `cannot connect to ${where} (${code})`;
+  return new ConnectionError({ operation, code: label, detail, cause: err }, sent);
 }
 
 function errorCode(err: unknown): string {

@@ -3,7 +3,7 @@
  * request-rate cap, retries of 5xx / timeouts / resets with backoff for idempotent calls,
  * and waits for 429 Retry-After. Every failure leaves here as a typed ApiError.
  */
-import { Agent, type Dispatcher, request } from "undici";
+import { Agent, type Dispatcher, EnvHttpProxyAgent, request } from "undici";
 import type { IncomingHttpHeaders } from "undici/types/header.js";
 import type { Logger } from "../log.js";
 import { noTelemetry, type Telemetry } from "../telemetry.js";
@@ -16,8 +16,10 @@ import {
   parseRetryAfter,
   RateLimitedError,
   ResponseTooLargeError,
+  type Target,
   transportError,
 } from "./errors.js";
+import { type ProxySettings, proxyFor, proxySettings } from "./proxy.js";
 import { backoffMs, defaultSleep, RateLimiter } from "./rate-limiter.js";
 
 export interface HttpOptions {
@@ -30,6 +32,8 @@ export interface HttpOptions {
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
   now?: () => number;
+  /** HTTPS_PROXY and friends (default: from process.env); null: no proxy. */
+  proxy?: ProxySettings | null;
 }
 
 export interface RequestSpec {
@@ -67,7 +71,8 @@ const MAX_RATE_LIMIT_WAITS = 30;
 const MAX_ERROR_BODY = 64 * 1024;
 
 export class HttpTransport {
-  readonly #agent: Agent;
+  readonly #agent: Agent | EnvHttpProxyAgent;
+  readonly #proxy: ProxySettings | null;
   readonly #limiters = new Map<string, RateLimiter>();
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #telemetry: Telemetry;
@@ -75,13 +80,17 @@ export class HttpTransport {
   readonly #now: () => number;
 
   constructor(private readonly opts: HttpOptions) {
-    this.#agent = new Agent({
+    const agentOptions = {
       connections: opts.connections,
       keepAliveTimeout: 30_000,
       headersTimeout: opts.timeoutMs,
       bodyTimeout: opts.timeoutMs,
       connect: { timeout: opts.timeoutMs },
-    });
+    };
+    this.#proxy = opts.proxy === undefined ? proxySettings() : opts.proxy;
+    this.#agent = this.#proxy
+      ? new EnvHttpProxyAgent({ ...agentOptions, ...definedOnly(this.#proxy) })
+      : new Agent(agentOptions);
     this.#sleep = opts.sleep ?? defaultSleep;
     this.#telemetry = opts.telemetry ?? noTelemetry;
     this.#random = opts.random ?? Math.random;
@@ -158,7 +167,7 @@ export class HttpTransport {
       });
     } catch (err) {
       this.#telemetry.httpRequest(spec.operation, "error");
-      throw transportError(spec.operation, err);
+      throw transportError(spec.operation, err, this.target(spec.url));
     }
     this.#telemetry.httpRequest(spec.operation, res.statusCode);
     if (isOk(res.statusCode)) return res;
@@ -172,7 +181,7 @@ export class HttpTransport {
       res = await this.#dispatchText(spec, headers);
     } catch (err) {
       this.#telemetry.httpRequest(spec.operation, "error");
-      throw transportError(spec.operation, err);
+      throw transportError(spec.operation, err, this.target(spec.url));
     }
     this.#telemetry.httpRequest(spec.operation, res.statusCode);
     if (isOk(res.statusCode)) return res;
@@ -245,6 +254,11 @@ export class HttpTransport {
     });
   }
 
+  /** Where a request to `url` goes (for error messages): its host and port, and the proxy. */
+  target(url: URL): Target {
+    return { url, proxy: proxyFor(url, this.#proxy) };
+  }
+
   async close(): Promise<void> {
     await this.#agent.close();
   }
@@ -260,6 +274,11 @@ export class HttpTransport {
 }
 
 const isOk = (status: number) => status >= 200 && status < 300;
+
+/** The proxy settings without unset ones (undici reads the environment for a missing key). */
+function definedOnly(p: ProxySettings): { httpProxy?: string; httpsProxy?: string; noProxy?: string } {
+  return Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined));
+}
 
 async function readLimited(body: Response["body"]): Promise<string> {
   const chunks: Buffer[] = [];

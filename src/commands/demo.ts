@@ -19,8 +19,9 @@ const QUERIES: { title: string; sql: string }[] = [
   },
   {
     title: "Report coverage with dangling plan links (v_report_plan_coverage)",
-    sql: `SELECT report_id, report_name, count(*) AS plans, sum(dangling) AS dangling
-          FROM v_report_plan_coverage GROUP BY report_id ORDER BY report_id`,
+    // FILTER and a full GROUP BY: the same SQL on SQLite and PostgreSQL (dangling is a flag).
+    sql: `SELECT report_id, report_name, count(*) AS plans, count(*) FILTER (WHERE dangling) AS dangling
+          FROM v_report_plan_coverage GROUP BY report_id, report_name ORDER BY report_id`,
   },
   {
     title: "Mobile apps whose metadata did not parse",
@@ -69,9 +70,13 @@ export const runDemo: CommandRun = async (ctx) => {
     } finally {
       await store.close();
     }
-    ctx.out(
-      `\nThe data is in ${database}. Try:\n  npx tas-sync query --db ${database} "SELECT * FROM v_plan_schedule LIMIT 10"`,
-    );
+    const query = `query --db ${database} "SELECT * FROM v_plan_schedule LIMIT 10"`;
+    ctx.out(`\nThe data is in ${database}. Try:\n  tas-sync ${query}`);
+    // Run by `npm run demo` in a checkout: tas-sync is on the PATH only after `npm link`.
+    if (process.env.npm_lifecycle_event === "demo")
+      ctx.out(
+        `(in this checkout, npm link puts tas-sync on your PATH; until then: node dist/cli/bin.js ${query})`,
+      );
     return code;
   } finally {
     await sim.close();

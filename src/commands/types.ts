@@ -47,6 +47,12 @@ export interface CommandSpec extends SpecBase {
    * with what it returned (0), not 130/143. A second signal still exits 130/143 at once.
    */
   signalEndsNormally?: boolean;
+  /**
+   * The command only reads the database (and Redis): it never talks to the service, sends a
+   * webhook or serves HTTP, so the config's "env:" secrets are read only if something uses them
+   * (an analyst's shell without the service's secrets can still run it).
+   */
+  readOnly?: boolean;
   passthrough?: undefined;
 }
 

@@ -1,23 +1,39 @@
 /** zod field types of the config: secrets ("env:NAME"), URLs of a given scheme, durations. */
 import { z } from "zod";
+import { UserError } from "../errors.js";
 import { Secret } from "../secret.js";
 import { parseDuration } from "./duration.js";
 
-/** The value of "env:NAME" from `env`, or an issue that names the variable (never a value). */
-function fromEnv(value: string, env: NodeJS.ProcessEnv, ctx: z.RefinementCtx): string | typeof z.NEVER {
-  if (!value.startsWith("env:")) return value;
+/** Why "env:NAME" has no value in `env`, or null when it has one (or is no "env:" reference). */
+function envProblem(value: string, env: NodeJS.ProcessEnv): string | null {
+  if (!value.startsWith("env:")) return null;
   const name = value.slice(4);
   const found = env[name];
-  if (found === undefined) {
-    ctx.addIssue({ code: "custom", message: `environment variable ${name} is not set` });
-    return z.NEVER;
-  }
-  if (found === "") {
-    ctx.addIssue({ code: "custom", message: `environment variable ${name} is empty` });
-    return z.NEVER;
-  }
-  return found;
+  if (found === undefined) return `environment variable ${name} is not set`;
+  if (found === "") return `environment variable ${name} is empty`;
+  return null;
 }
+
+/** The value of "env:NAME" (checked by envProblem first), or the value itself. */
+const envValue = (value: string, env: NodeJS.ProcessEnv) =>
+  value.startsWith("env:") ? (env[value.slice(4)] as string) : value;
+
+/** The value of "env:NAME" from `env`, or an issue that names the variable (never a value). */
+function fromEnv(value: string, env: NodeJS.ProcessEnv, ctx: z.RefinementCtx): string | typeof z.NEVER {
+  const problem = envProblem(value, env);
+  if (problem) {
+    ctx.addIssue({ code: "custom", message: problem });
+    return z.NEVER;
+  }
+  return envValue(value, env);
+}
+
+/**
+ * When the service's secrets are read: "load" with the config (a command that talks to the
+ * service, the webhook or the server's clients), or "use": a read-only command (query,
+ * status, ...) loads a config whose "env:" secrets are unset, and only a reveal() fails.
+ */
+export type SecretsAt = "load" | "use";
 
 /** A string that may be written "env:NAME" (read when the config is loaded). */
 export const envString = (env: NodeJS.ProcessEnv) =>
@@ -27,7 +43,32 @@ export const envString = (env: NodeJS.ProcessEnv) =>
     .transform((value, ctx) => fromEnv(value, env, ctx));
 
 /** A secret string, or "env:NAME"; held in a `Secret` so it cannot be printed by accident. */
-export const secret = (env: NodeJS.ProcessEnv) => envString(env).transform((v) => new Secret(v));
+export const secret = (env: NodeJS.ProcessEnv, at: SecretsAt = "load") =>
+  at === "load"
+    ? envString(env).transform((v) => new Secret(v))
+    : z
+        .string()
+        .min(1)
+        .transform((value) => {
+          const problem = envProblem(value, env);
+          return problem ? new UnsetSecret(problem) : new Secret(envValue(value, env));
+        });
+
+/** A secret whose "env:" variable was unset when a read-only command loaded the config. */
+export class UnsetSecret extends Secret {
+  readonly #problem: string;
+  constructor(problem: string) {
+    super("");
+    this.#problem = problem;
+  }
+  override reveal(): string {
+    throw new UnsetSecretError(`${this.#problem} (this command needs it to talk to the service)`);
+  }
+}
+
+export class UnsetSecretError extends UserError {
+  override name = "UnsetSecretError";
+}
 
 function urlProblem(value: string, protocols: readonly string[]): string | null {
   let url: URL;
@@ -53,15 +94,25 @@ export const url = (protocols: readonly string[], quote = true) =>
   });
 
 /** As `url`, for a URL that may carry a secret (a webhook token): never quoted, held as a Secret. */
-export const secretUrl = (env: NodeJS.ProcessEnv, protocols: readonly string[]) =>
-  envString(env).transform((value, ctx) => {
-    const problem = urlProblem(value, protocols);
-    if (problem) {
-      ctx.addIssue({ code: "custom", message: problem });
-      return z.NEVER;
-    }
-    return new Secret(value);
-  });
+export const secretUrl = (env: NodeJS.ProcessEnv, protocols: readonly string[], at: SecretsAt = "load") =>
+  z
+    .string()
+    .min(1)
+    .transform((raw, ctx) => {
+      const unset = envProblem(raw, env);
+      if (unset && at === "use") return new UnsetSecret(unset);
+      if (unset) {
+        ctx.addIssue({ code: "custom", message: unset });
+        return z.NEVER;
+      }
+      const value = envValue(raw, env);
+      const problem = urlProblem(value, protocols);
+      if (problem) {
+        ctx.addIssue({ code: "custom", message: problem });
+        return z.NEVER;
+      }
+      return new Secret(value);
+    });
 
 /** A duration text ("30s", "15m", "1h") as milliseconds, at least `minMs`. */
 export const duration = (minMs = 1000) =>

@@ -6,11 +6,16 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { z } from "zod";
 import { UserError } from "../errors.js";
+import { closestName } from "../text/suggest.js";
+import type { SecretsAt } from "./fields.js";
+import { type ConfigKey, configKeys, keysAt } from "./keys.js";
 import { type Config, configSchema, STALE_PERIODS } from "./schema.js";
 
 export type { DatabaseTarget } from "./database.js";
 export { databaseTarget, maskUrl } from "./database.js";
 export { formatDuration, parseDuration } from "./duration.js";
+export type { SecretsAt } from "./fields.js";
+export { UnsetSecretError } from "./fields.js";
 export { configSchema, isLoopback } from "./schema.js";
 export { configWarnings } from "./warnings.js";
 
@@ -27,40 +32,74 @@ export function configPath(flag: string | undefined, env: NodeJS.ProcessEnv = pr
   return resolve(flag ?? env.TAS_CONFIG ?? "tas-sync.config.json");
 }
 
-function formatIssue(issue: z.core.$ZodIssue): string {
+function formatIssue(issue: z.core.$ZodIssue, keys: () => ConfigKey[]): string {
   const path = issue.path.length
     ? issue.path
         .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
         .join("")
         .replace(/^\./, "")
     : "(root)";
+  if (issue.code === "unrecognized_keys")
+    return `${path}: ${unknownKeys(issue.keys, keysAt(keys(), issue.path))}`;
   return `${path}: ${issue.message}`;
+}
+
+/** `unknown key "evry" (did you mean "every"?)`, from the keys the schema allows there. */
+function unknownKeys(given: string[], allowed: string[]): string {
+  return given
+    .map((key) => {
+      const near = closestName(key, allowed);
+      return `unknown key "${key}"${near ? ` (did you mean "${near}"?)` : ` (allowed here: ${allowed.join(", ")})`}`;
+    })
+    .join("; ");
 }
 
 /**
  * A failed union (the two auth shapes) reports only "auth: Invalid input"; report instead
- * the issues of the branch the object was meant to be: the one whose keys it has (no
- * unrecognized keys), else the one with the fewest issues. Paths become absolute.
+ * the issues of the branch the object was meant to be: the one with the fewest keys it does
+ * not know, then the fewest issues. Paths become absolute.
  */
 function expandUnions(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
   if (issue.code !== "invalid_union" || issue.errors.length === 0) return [issue];
-  const score = (branch: z.core.$ZodIssue[]) =>
-    (branch.some((i) => i.code === "unrecognized_keys" && i.path.length === 0) ? 1000 : 0) + branch.length;
+  const unknownKeys = (branch: z.core.$ZodIssue[]) =>
+    branch.reduce(
+      (n, i) => n + (i.code === "unrecognized_keys" && i.path.length === 0 ? i.keys.length : 0),
+      0,
+    );
+  const score = (branch: z.core.$ZodIssue[]) => 1000 * unknownKeys(branch) + branch.length;
   const best = [...issue.errors].sort((a, b) => score(a) - score(b))[0] ?? [];
   return best.flatMap((i) => expandUnions({ ...i, path: [...issue.path, ...i.path] } as z.core.$ZodIssue));
 }
 
-/** Validate an already-parsed config object. Throws ConfigError naming the key path. */
-export function parseConfig(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env): Config {
-  const result = configSchema(env).safeParse(raw);
+/**
+ * Validate an already-parsed config object. Throws ConfigError naming the key path. With
+ * `secretsAt: "use"`, unset "env:" secrets fail only when revealed (read-only commands).
+ */
+export function parseConfig(
+  raw: unknown,
+  source: string,
+  env: NodeJS.ProcessEnv = process.env,
+  secretsAt: SecretsAt = "load",
+): Config {
+  const schema = configSchema(env, secretsAt);
+  const result = schema.safeParse(raw);
   if (!result.success) {
-    const lines = result.error.issues.flatMap(expandUnions).map(formatIssue);
+    let keys: ConfigKey[] | undefined;
+    const allKeys = () => {
+      keys ??= configKeys(schema);
+      return keys;
+    };
+    const lines = result.error.issues.flatMap(expandUnions).map((i) => formatIssue(i, allKeys));
     throw new ConfigError(`invalid config ${source}: ${lines.join("; ")}`);
   }
   return result.data;
 }
 
-export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(
+  path: string,
+  env: NodeJS.ProcessEnv = process.env,
+  secretsAt: SecretsAt = "load",
+): Config {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -80,7 +119,7 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): 
     // may be a secret.
     throw new ConfigError(`config ${path} is not valid JSON (${jsonErrorPlace(text, err)})`);
   }
-  return parseConfig(raw, path, env);
+  return parseConfig(raw, path, env, secretsAt);
 }
 
 /** The auth that applies to a company: its own, else the default. */

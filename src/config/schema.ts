@@ -1,7 +1,7 @@
 /** The zod schema of the config file. Secrets may be written "env:NAME"; durations as "15m". */
 import { z } from "zod";
 import { type DatabaseTarget, databaseTarget, postgresUrlProblem } from "./database.js";
-import { duration, envString, secret, secretUrl, url } from "./fields.js";
+import { duration, envString, type SecretsAt, secret, secretUrl, url } from "./fields.js";
 
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
 const HTTP = ["http:", "https:"] as const;
@@ -17,15 +17,15 @@ export function isLoopback(host: string): boolean {
 
 const positiveInt = z.number().int().positive();
 
-const authSchema = (env: NodeJS.ProcessEnv) =>
+const authSchema = (env: NodeJS.ProcessEnv, at: SecretsAt) =>
   z.union([
-    z.strictObject({ token: secret(env) }),
+    z.strictObject({ token: secret(env, at) }),
     z.strictObject({
       tokenUrl: url(HTTP),
-      clientId: secret(env),
-      clientSecret: secret(env),
-      username: secret(env),
-      password: secret(env),
+      clientId: secret(env, at),
+      clientSecret: secret(env, at),
+      username: secret(env, at),
+      password: secret(env, at),
       scope: z.string().optional(),
     }),
   ]);
@@ -76,13 +76,13 @@ const syncSchema = z
     };
   });
 
-const serverSchema = (env: NodeJS.ProcessEnv) =>
+const serverSchema = (env: NodeJS.ProcessEnv, at: SecretsAt) =>
   z
     .strictObject({
       host: z.string().min(1).default("127.0.0.1"),
       port: z.number().int().min(0).max(65_535).default(9464),
       username: z.string().min(1).optional(),
-      password: secret(env).optional(),
+      password: secret(env, at).optional(),
       /** Bull Board lets its users retry, promote and remove jobs only when true. */
       dashboardWritable: z.boolean().default(false),
       /** Serve /metrics and /queues without credentials on a non-loopback address. */
@@ -94,8 +94,12 @@ const serverSchema = (env: NodeJS.ProcessEnv) =>
         ctx.addIssue({ code: "custom", message: "set both server.username and server.password, or neither" });
     });
 
-export function configSchema(env: NodeJS.ProcessEnv = process.env) {
-  const auth = authSchema(env);
+/**
+ * The schema, reading "env:" values from `env`. With `secretsAt: "use"` (read-only commands)
+ * an unset secret of the service, the webhook or the server loads and fails only when revealed.
+ */
+export function configSchema(env: NodeJS.ProcessEnv = process.env, secretsAt: SecretsAt = "load") {
+  const auth = authSchema(env, secretsAt);
   return z
     .strictObject({
       $schema: z.string().optional(),
@@ -138,10 +142,10 @@ export function configSchema(env: NodeJS.ProcessEnv = process.env) {
           lockDurationMs: positiveInt.min(1000).default(30_000),
         })
         .prefault({}),
-      server: serverSchema(env),
+      server: serverSchema(env, secretsAt),
       alerts: z
         .strictObject({
-          webhookUrl: secretUrl(env, HTTP).optional(),
+          webhookUrl: secretUrl(env, HTTP, secretsAt).optional(),
           timeoutMs: positiveInt.default(10_000),
         })
         .prefault({}),

@@ -5,7 +5,7 @@
  */
 
 import type { Config } from "../config/index.js";
-import { formatDuration, maskUrl } from "../config/index.js";
+import { formatDuration, maskUrl, staleAfterOf, syncEveryOf } from "../config/index.js";
 import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
 import { Metrics } from "../metrics.js";
@@ -123,8 +123,12 @@ export async function runDaemon(cfg: Config, opts: DaemonOptions): Promise<numbe
           .filter(([, on]) => on)
           .map(([role]) => role),
         server: server?.url ?? null,
-        companies: cfg.companies.map((c) => c.id),
-        every: formatDuration(cfg.sync.every),
+        // Each company's own schedule: a company's `every` overrides sync.every.
+        companies: cfg.companies.map((c) => ({
+          id: c.id,
+          every: formatDuration(syncEveryOf(cfg, c)),
+          staleAfter: formatDuration(staleAfterOf(cfg, c)),
+        })),
       },
       "daemon started",
     );

@@ -16,10 +16,17 @@ export const JOB_STATES = [
   "paused",
 ] as const;
 
+/**
+ * A push job is removed as soon as it completes or fails (the outbox row keeps the outcome), so
+ * the push queue's completed and failed counts would always say 0 beside "created 20" in the
+ * outbox: they are left out, and the outbox alone counts settled pushes.
+ */
+const PUSH_JOB_STATES = JOB_STATES.filter((s) => s !== "completed" && s !== "failed");
+
 export interface QueueState {
   name: string;
   paused: boolean;
-  counts: Record<(typeof JOB_STATES)[number], number>;
+  counts: Partial<Record<(typeof JOB_STATES)[number], number>>;
 }
 
 export interface QueuesSnapshot {
@@ -29,7 +36,8 @@ export interface QueuesSnapshot {
 }
 
 export async function readQueueState(q: OwnedQueue): Promise<QueueState> {
-  const counts = (await q.queue.getJobCounts(...JOB_STATES)) as QueueState["counts"];
+  const states = q.name === PUSH_QUEUE ? PUSH_JOB_STATES : JOB_STATES;
+  const counts = (await q.queue.getJobCounts(...states)) as QueueState["counts"];
   return { name: q.name, paused: await q.queue.isPaused(), counts };
 }
 

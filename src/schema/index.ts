@@ -1,6 +1,6 @@
 /**
  * The relational shape of the mirror. Table and column names are a public interface: every
- * column is documented in README.md ("Table reference"). One drizzle schema per dialect
+ * column is documented in docs/reference/tables.md (words: ./descriptions.ts). One drizzle schema per dialect
  * (./sqlite, ./postgres) with the same table and column names; the row types below are the
  * dialect-neutral shapes the pipeline passes to the store (timestamps as ISO 8601 UTC text,
  * booleans as booleans). test/unit/schema-parity.test.ts holds the two schemas together.

@@ -73,7 +73,11 @@ export interface CompanyRunState {
     counts: RunCounts;
     error: string | null;
   } | null;
-  /** Start of the newest run that ended succeeded. */
+  /**
+   * Start of the newest run that ended succeeded or partial: what freshness counts (status,
+   * tas_sync_company_stale, tas_sync_last_success_timestamp_seconds, the stale alert). A partial
+   * run applied what it received; its problems show as the last run's status and error.
+   */
   lastSuccessAt: string | null;
   /** Start of the newest snapshot applied (succeeded or partial). */
   appliedStartedAt: string | null;

@@ -83,7 +83,7 @@ const CATALOGUE = new Set([
   "commands/index.js",
   "commands/types.js",
   "commands/signals.js",
-  "commands/suggest.js",
+  "text/suggest.js",
   "commands/format/defaults.js",
   "commands/catalog/pull.js",
   "commands/catalog/push.js",

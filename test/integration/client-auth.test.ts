@@ -45,6 +45,7 @@ function provider() {
   const invalidated: string[] = [];
   const p: TokenProvider & { invalidated: string[]; issued: () => number } = {
     renewable: true,
+    refused: "the service refused the test's token",
     async token() {
       current ??= `token-${++n}`;
       return current;

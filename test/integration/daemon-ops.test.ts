@@ -200,10 +200,14 @@ describe.each(storeKinds())("the daemon on $name", (kind) => {
       const s = await setup(kind, {
         sync: { every: "1h" },
         shutdownGraceMs: 30_000,
-        companies: [{ id: first?.id, auth: { token: first?.staticToken } }],
+        companies: [{ id: first?.id, auth: { token: first?.staticToken }, every: "45m" }],
       });
       const d = daemon(s, ["--no-push", "--no-server"]);
       await d.waitFor((l) => l.msg === "sync started", "the first sync");
+      // The start log gives the company's own schedule, not sync.every.
+      expect(d.logs().find((l) => l.msg === "daemon started")).toMatchObject({
+        companies: [{ id: first?.id, every: "45m", staleAfter: "2h15m" }],
+      });
       d.kill("SIGTERM");
       expect((await d.exited).code).toBe(0);
       expect(await runs(await s.store())).toEqual([expect.objectContaining({ status: "succeeded" })]);

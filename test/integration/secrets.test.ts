@@ -374,6 +374,9 @@ describe.each(storeKinds())("secrets on $name", (kind) => {
     expect(refused.code, refused.stderr).not.toBe(0);
     expect(refused.stdout).toContain("token: HTTP 401 INVALID_CLIENT");
     expect(refused.stdout).toContain("HTTP 401 UNAUTHORIZED");
+    // Which credential was refused, and where it is configured.
+    expect(refused.stdout).toContain("the service refused the static token (companies[1].auth.token)");
+    expect(refused.stdout).toMatch(/refused user "[^"]+" or its OAuth2 client: check auth\.username/);
 
     const status = await run("status", "--json");
     runs.push(["status --json", status]);

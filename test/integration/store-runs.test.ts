@@ -125,7 +125,8 @@ describe.each(storeKinds())("runs on $name", (kind) => {
         counts: emptyCounts(),
         error: null,
       },
-      lastSuccessAt: T0,
+      // A partial run counts for freshness, as it does for the applied snapshot.
+      lastSuccessAt: T1,
       appliedStartedAt: T1,
       alertState: "failing",
     });

@@ -104,7 +104,10 @@ describe.each(storeKinds())("runSyncCommand on $name", (kind) => {
     expect(code).toBe(1);
     expect(out[0]).toMatch(/^company 5251: failed /);
     const problems = out.filter((l) => l.startsWith("  ! "));
-    expect(problems).toEqual(["  ! token: HTTP 401 INVALID_CLIENT: Bad credentials"]);
+    // Which login was refused and where to fix it: the token URL, the user, the config keys.
+    expect(problems).toEqual([
+      `  ! token: HTTP 401 INVALID_CLIENT: Bad credentials; ${h.sim.tokenUrl} refused user "user5251" or its OAuth2 client: check companies[0].auth.username and companies[0].auth.password, then companies[0].auth.clientId and companies[0].auth.clientSecret`,
+    ]);
     // One password grant, not one per report.
     expect(h.sim.state.stats.count(TOKEN_ROUTE)).toBe(1);
     expect(h.sim.state.stats.count(PLANS_ROUTE)).toBe(0);

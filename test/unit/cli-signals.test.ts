@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type StopWatchIo, watchStopSignals } from "../../src/commands/signals.js";
-import { closestName } from "../../src/commands/suggest.js";
+import { closestName } from "../../src/text/suggest.js";
 
 /** A fake process: records what is written, exits, and which listeners are installed. */
 function fakeIo() {

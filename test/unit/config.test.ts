@@ -13,6 +13,7 @@ import {
   parseDuration,
   staleAfterOf,
   syncEveryOf,
+  UnsetSecretError,
 } from "../../src/config/index.js";
 import { Secret } from "../../src/secret.js";
 
@@ -269,14 +270,30 @@ describe("parseConfig refusals", () => {
       mentions: ["companies[2].id", "duplicate company id 3"],
     },
     {
-      name: "an unknown top-level key",
+      name: "an unknown top-level key, with the known key it is closest to",
       raw: minimal({ databse: "x.db" }),
-      mentions: ["databse"],
+      mentions: ['unknown key "databse" (did you mean "database"?)'],
     },
     {
-      name: "an unknown key inside http",
+      name: "an unknown key inside http, with the known key it is closest to",
       raw: minimal({ http: { timeoutMS: 5 } }),
-      mentions: ["http", "timeoutMS"],
+      mentions: ['http: unknown key "timeoutMS" (did you mean "timeoutMs"?)'],
+    },
+    {
+      name: "a misspelled company schedule, suggested from a company's own keys",
+      raw: minimal({ companies: [{ id: 1 }, { id: 2, evry: "20s" }] }),
+      mentions: ['companies[1]: unknown key "evry" (did you mean "every"?)'],
+    },
+    {
+      name: "a misspelled key of the password grant, suggested from that shape's keys",
+      raw: minimal({ auth: grant({ scpe: "read" }) }),
+      mentions: ['auth: unknown key "scpe" (did you mean "scope"?)'],
+      secrets: ["hunter2-password", "client-secret-value"],
+    },
+    {
+      name: "a key nothing resembles, listing the keys allowed there",
+      raw: minimal({ alerts: { zzzzzzzz: 1 } }),
+      mentions: ['alerts: unknown key "zzzzzzzz" (allowed here: webhookUrl, timeoutMs)'],
     },
     {
       name: "a wrongly typed number",
@@ -299,6 +316,48 @@ describe("parseConfig refusals", () => {
     const message = errorOf(raw, env);
     for (const m of mentions) expect(message).toContain(m);
     for (const s of secrets ?? []) expect(message).not.toContain(s);
+  });
+});
+
+describe("secrets read when used (read-only commands)", () => {
+  const raw = minimal({
+    auth: grant({ clientSecret: "env:RO_CS", password: "env:RO_PW" }),
+    server: { username: "ops", password: "env:RO_SERVER_PW" },
+    alerts: { webhookUrl: "env:RO_HOOK" },
+  });
+
+  it("loads a config whose env: secrets are unset, and fails only on reveal, naming the variable", () => {
+    const cfg = parseConfig(raw, "tas.json", {}, "use");
+    const auth = authFor(cfg, cfg.companies[0] as NonNullable<(typeof cfg.companies)[0]>);
+    if (!("tokenUrl" in auth)) throw new Error("expected the password grant");
+    expect(auth.username.reveal()).toBe("alice");
+    expect(() => auth.password.reveal()).toThrow(UnsetSecretError);
+    expect(() => auth.password.reveal()).toThrow(/environment variable RO_PW is not set/);
+    expect(() => cfg.alerts.webhookUrl?.reveal()).toThrow(/RO_HOOK/);
+    expect(() => cfg.server.password?.reveal()).toThrow(/RO_SERVER_PW/);
+    expect(String(auth.password)).toBe("[redacted]");
+  });
+
+  it("still reads a secret that is set, and still refuses what is wrong besides", () => {
+    const cfg = parseConfig(
+      raw,
+      "tas.json",
+      { RO_PW: "pw-value", RO_HOOK: "https://hooks.example/x" },
+      "use",
+    );
+    const auth = cfg.auth;
+    if (!auth || !("tokenUrl" in auth)) throw new Error("expected the password grant");
+    expect(auth.password.reveal()).toBe("pw-value");
+    expect(cfg.alerts.webhookUrl?.reveal()).toBe("https://hooks.example/x");
+    expect(() => parseConfig({ ...raw, sync: { every: "soon" } }, "tas.json", {}, "use")).toThrow(
+      /sync.every/,
+    );
+  });
+
+  it("refuses the same config at load for a command that talks to the service", () => {
+    const message = errorOf(raw);
+    for (const name of ["auth.clientSecret", "RO_CS", "auth.password", "RO_PW", "RO_HOOK", "RO_SERVER_PW"])
+      expect(message).toContain(name);
   });
 });
 

@@ -19,6 +19,7 @@ import {
   UnauthorizedError,
   ValidationFailedError,
 } from "../../src/api/errors.js";
+import { proxyFor, proxySettings } from "../../src/api/proxy.js";
 
 const json = (o: unknown) => JSON.stringify(o);
 const PROXY_HTML =
@@ -165,5 +166,58 @@ describe("parseRetryAfter", () => {
     ["garbage with a number", "abc 12", null],
   ])("reads %s", (_name, value, expected) => {
     expect(parseRetryAfter(value, now)).toBe(expected);
+  });
+});
+
+describe("where a transport error happened", () => {
+  const url = new URL("https://tas.example.com/Testinium.RestApi/api/plans");
+  it.each<[string, unknown, string]>([
+    [
+      "refused",
+      { code: "ECONNREFUSED" },
+      "CONNECTION_FAILED: cannot connect to tas.example.com:443 (ECONNREFUSED)",
+    ],
+    ["unknown host", { cause: { code: "ENOTFOUND" } }, "cannot connect to tas.example.com:443 (ENOTFOUND)"],
+    [
+      "reset",
+      { code: "ECONNRESET" },
+      "CONNECTION_RESET: the connection to tas.example.com:443 broke off (ECONNRESET)",
+    ],
+    ["timeout", { code: "UND_ERR_HEADERS_TIMEOUT" }, "TIMEOUT: no answer from tas.example.com:443 in time"],
+  ])("names host and port when %s", (_name, err, message) => {
+    expect(transportError("listPlans", err, { url }).message).toContain(message);
+  });
+
+  it("names the proxy, with its password masked", () => {
+    const settings = proxySettings({ HTTPS_PROXY: "http://me:proxy-pass@proxy.internal:3128" });
+    const proxy = proxyFor(url, settings);
+    const message = transportError("token", { code: "ECONNREFUSED" }, { url, proxy }).message;
+    expect(message).toContain(
+      "cannot connect to tas.example.com:443 through proxy http://me:***@proxy.internal:3128/",
+    );
+    expect(message).not.toContain("proxy-pass");
+  });
+
+  it.each<[string, NodeJS.ProcessEnv, string, boolean]>([
+    ["HTTPS_PROXY for https", { HTTPS_PROXY: "http://p:1" }, "https://a.example/x", true],
+    ["lower-case https_proxy", { https_proxy: "http://p:1" }, "https://a.example/x", true],
+    ["HTTP_PROXY for http only", { HTTP_PROXY: "http://p:1", HTTPS_PROXY: "" }, "http://a.example/x", true],
+    ["NO_PROXY host", { HTTPS_PROXY: "http://p:1", NO_PROXY: "a.example" }, "https://a.example/x", false],
+    [
+      "NO_PROXY domain suffix",
+      { HTTPS_PROXY: "http://p:1", NO_PROXY: ".example" },
+      "https://a.example/x",
+      false,
+    ],
+    [
+      "NO_PROXY of another port",
+      { HTTPS_PROXY: "http://p:1", NO_PROXY: "a.example:8443" },
+      "https://a.example/x",
+      true,
+    ],
+    ["NO_PROXY *", { HTTPS_PROXY: "http://p:1", NO_PROXY: "*" }, "https://a.example/x", false],
+    ["nothing set", {}, "https://a.example/x", false],
+  ])("proxyFor: %s", (_name, env, target, proxied) => {
+    expect(proxyFor(new URL(target), proxySettings(env)) !== undefined).toBe(proxied);
   });
 });

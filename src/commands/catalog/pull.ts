@@ -46,7 +46,7 @@ export const querySpec: CommandSpec = {
   help: `Usage: tas-sync query "SQL" [--format table|csv|json|ndjson] [--db PATH|URL] [--max-width N]
 
 Opens the database read-only (on PostgreSQL: a READ ONLY transaction) and prints the rows of
-one SELECT, WITH or PRAGMA statement.
+one SELECT, WITH or PRAGMA statement. Needs none of the service's secrets.
 Rows are streamed: a result of millions of rows prints in bounded memory.
 Example: tas-sync query "SELECT platform, count(*) FROM plans WHERE deleted_at IS NULL GROUP BY 1"
 
@@ -74,6 +74,7 @@ Exit codes: 0 done (also when the reader of the output went away, as with | head
     "max-width": { type: "string" },
   },
   positionals: 1,
+  readOnly: true,
   load: () => import("../query.js").then((m) => m.runQueryCommand),
 };
 

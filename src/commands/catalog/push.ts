@@ -7,7 +7,7 @@ export const pushSpec: CommandSpec = {
   help: `Usage: tas-sync push FILE [--wait] [--dry-run] [--skip-invalid] [--strict] [--allow-empty] [--config PATH]
 
 FILE is NDJSON (.ndjson/.jsonl), a JSON array (.json) or CSV with a header row (.csv); one
-create-scenario request per row (see README "Seed file format"). The whole file is validated
+create-scenario request per row (see docs/push.md, "Seed files"). The whole file is validated
 first; every bad row is reported on stderr as FILE:LINE: field: reason. A field the reader
 does not know is ignored, with one warning per name on stderr
 (FILE:LINE: warning: descripton: unknown field (did you mean "description"?), ignored).
@@ -51,7 +51,8 @@ export const pushFailuresSpec: CommandSpec = {
 Lists rows of scenario_requests with status failed: key, project, name, reason code, the
 last error, and where the row came from (file:line). With --blocked, lists instead the rows
 that wait for their parent's scenario id (the parent exists on the service but the answer to
-its create was lost); give it with tas-sync set-parent-id.
+its create was lost); give it with tas-sync set-parent-id. Needs none of the service's
+secrets.
 
 Options:
   --code CODE      only this reason code (e.g. PROJECT_NOT_FOUND, PARENT_FAILED)
@@ -64,6 +65,7 @@ Options:
     limit: { type: "string" },
     json: { type: "boolean" },
   },
+  readOnly: true,
   load: () => import("../outbox.js").then((m) => m.runPushFailures),
 };
 

@@ -42,11 +42,12 @@ export const statusSpec: CommandSpec = {
   summary: "show each company's freshness, the queues and the push outbox (exit 3 if unhealthy)",
   help: `Usage: tas-sync status [--json] [--config PATH]
 
-Per company: the last sync run (time, status, counts), the last success, the next scheduled
-run (when Redis answers), and whether it is stale (no success for sync.staleAfter, by default
-three schedule periods) or failing (its last run failed). Then the sync and push queues' jobs
-by state (and whether the push queue is paused), and the push outbox's rows by status with
-failure reasons.
+Per company: the last sync run (time, status, counts), the last success (a run that ended
+succeeded or partial), the next scheduled run (when Redis answers), and whether it is stale
+(no success for sync.staleAfter, by default three schedule periods) or failing (its last run
+failed). Needs none of the service's secrets (env: variables of auth may be unset). Then the sync and push queues' jobs
+by state (and whether the push queue is paused; finished push jobs are not kept, the outbox
+counts them), and the push outbox's rows by status with failure reasons.
 
 Options:
   --json           the same as one JSON document (snake_case keys)
@@ -54,6 +55,7 @@ Options:
 Exit codes: 0 every company fresh and not failing; 3 some company stale or failing;
             2 bad usage or config.`,
   options: { json: { type: "boolean" } },
+  readOnly: true,
   load: () => import("../status.js").then((m) => m.runStatus),
 };
 

@@ -1,0 +1,179 @@
+/**
+ * What each config key means, for the configuration reference (docs/reference/configuration.md,
+ * written by `npm run docs`). Key paths and defaults come from the zod schema itself
+ * (./keys.ts); this map adds the words, and a type or default where zod's own would mislead (a
+ * duration is a string to zod, a default it stores in ms). A unit test fails when a key of the
+ * schema has no entry here, or an entry names no key.
+ */
+export interface KeyDoc {
+  /** Shown instead of the type zod checks (`duration`, `secret`, `URL`). */
+  type?: string;
+  /** Shown instead of zod's default (or where the default is computed elsewhere). */
+  default?: string;
+  description: string;
+}
+
+/** Keys documented by their parent's entry instead (a company's auth has the shapes of `auth`). */
+export const DOCUMENTED_BY_PARENT = ["companies[].auth."];
+
+const SECRET = "secret (`env:NAME` allowed)";
+
+export const CONFIG_KEY_DOCS: Record<string, KeyDoc> = {
+  $schema: { description: "Ignored; allowed so that editors can point at a JSON schema." },
+  baseUrl: {
+    type: "URL",
+    default: "**required**",
+    description:
+      "The service's REST root, **including its path**, e.g. `https://host/Testinium.RestApi`. Every operation path is appended to it (`{baseUrl}/api/plans`).",
+  },
+  allowInsecureHttp: {
+    description:
+      "`http://` is accepted only for loopback hosts (`localhost`, `127.x.x.x`, `[::1]`), because the bearer token would travel in clear text. `true` allows `http://` to any host.",
+  },
+  auth: {
+    description:
+      "Default credentials of every company without its own `auth`; required unless every company has one. One of two shapes: a static token (`token`), or the OAuth2 password grant (`tokenUrl`, `clientId`, `clientSecret`, `username`, `password`, `scope`).",
+  },
+  "auth.token": {
+    type: SECRET,
+    description: "Shape 1, **static bearer token**: sent as is and never renewed; a 401 is final.",
+  },
+  "auth.tokenUrl": {
+    type: "URL",
+    description:
+      "Shape 2, **OAuth2 password grant**: the token endpoint. `{baseUrl}/oauth/token` on the self-hosted edition; on a separate account host in the cloud edition.",
+  },
+  "auth.clientId": { type: SECRET, description: "OAuth2 client id, sent as HTTP Basic auth to `tokenUrl`." },
+  "auth.clientSecret": { type: SECRET, description: "OAuth2 client secret, sent with the client id." },
+  "auth.username": {
+    type: SECRET,
+    description: "The user's login (`grant_type=password`); named in errors.",
+  },
+  "auth.password": { type: SECRET, description: "The user's password." },
+  "auth.scope": { description: "Optional `scope` form field of the token request." },
+  companies: {
+    default: "**required**, at least one",
+    description: "The companies to sync and push for. Ids must be unique.",
+  },
+  "companies[]": { description: "One company." },
+  "companies[].id": {
+    default: "**required**",
+    description:
+      "Company id: the `current-company-id` header, the `companyId` query parameter, and the `company_id` of seed rows.",
+  },
+  "companies[].reportIds": {
+    description:
+      "Scheduled report ids to fetch on every sync. The service cannot list reports, so they must be named.",
+  },
+  "companies[].auth": {
+    default: "the top-level `auth`",
+    description:
+      "This company's own credentials, in either shape of `auth`. It **replaces** the top-level block as a whole (fields are not merged). Needed when companies log in as different users: the plan list returns the plans of the user's company.",
+  },
+  "companies[].every": {
+    type: "duration",
+    default: "`sync.every`",
+    description: "This company's sync schedule in the daemon.",
+  },
+  database: {
+    type: "path or `postgres://` URL (`env:NAME` allowed)",
+    default: '`"./tas.db"`',
+    description:
+      "Where the mirror and the push outbox live: a SQLite file path (relative to the working directory), or a `postgres://` / `postgresql://` URL. Created (SQLite) and migrated on first use.",
+  },
+  redisUrl: {
+    type: "`redis://` or `rediss://` URL (`env:NAME` allowed)",
+    description: "Redis for BullMQ (the daemon, `push`) and the shared push rate limit.",
+  },
+  queuePrefix: {
+    description:
+      "Prefix of every BullMQ key, so that several deployments can share one Redis; also names the rate-limit key `<prefix>:push:rate`.",
+  },
+  http: { description: "How requests to the service are sent." },
+  "http.timeoutMs": {
+    description: "Connect, response-headers and body-inactivity timeout of each request, in ms.",
+  },
+  "http.maxAttempts": {
+    description:
+      "Attempts of an idempotent request (plan list, report, token) on a 5xx, timeout or connection error, with exponential backoff (250 ms doubling, capped at 15 s, jittered). A create is retried here only when the connection could not be made at all; see `push.maxAttempts`.",
+  },
+  "http.maxRequestsPerSecond": {
+    description:
+      "Cap on requests per second to each host, per process (sync, token and create), evenly spaced.",
+  },
+  "http.connections": {
+    description:
+      "Keep-alive connections per origin (at least `push.concurrency`: each create in flight holds one).",
+  },
+  "http.maxResponseBytes": {
+    default: "`1073741824` (1 GiB)",
+    description:
+      "Largest plan-list body read; past it the read stops with `RESPONSE_TOO_LARGE`. The list is spooled to disk as it arrives, so memory does not grow with it.",
+  },
+  sync: { description: "The pull side." },
+  "sync.every": {
+    type: "duration",
+    default: '`"15m"`',
+    description: "Daemon: how often each company is synced (a company's own `every` overrides it).",
+  },
+  "sync.everyMinutes": {
+    description: "The old name of `sync.every`, in minutes. Give one or the other, not both.",
+  },
+  "sync.concurrency": { description: "Companies synced at once, by `tas-sync sync` and by each daemon." },
+  "sync.staleAfter": {
+    type: "duration",
+    default: "3 × the company's schedule",
+    description:
+      "A company whose last succeeded or partial sync started longer ago than this is **stale**: `status` exits 3, `/metrics` sets `tas_sync_company_stale`, and an alert is sent.",
+  },
+  "sync.lease": {
+    type: "duration, at least 2 s",
+    default: '`"60s"`',
+    description:
+      "How long a sync's claim on its company lasts without renewal (renewed every sixth of it). An expired claim lets another process take over; its run is marked failed after 3 × this without a heartbeat.",
+  },
+  push: { description: "The push side." },
+  "push.ratePerSecond": {
+    description:
+      "Create requests per second, **shared by every worker and daemon on the same Redis and `queuePrefix`**, evenly spaced. `null`: no shared limit (429s are still waited out, and `http.maxRequestsPerSecond` still caps each process).",
+  },
+  "push.concurrency": {
+    description:
+      "Create jobs running at once in one process (daemon or `push --wait`). To reach a rate, allow about rate × response time (200/s at 150 ms needs 30).",
+  },
+  "push.maxAttempts": {
+    description:
+      "Attempts per outbox row on transient failures (5xx, timeouts, connection errors, unreadable answers), waiting 1 s, 2 s, 4 s, … between them. After the last, the row fails with the last error's code.",
+  },
+  "push.lockDurationMs": {
+    description:
+      "How long a worker's claim on a push job lasts without renewal: a killed worker's jobs run again on a live worker after about this long.",
+  },
+  server: { description: "The daemon's HTTP server: `/healthz`, `/readyz`, `/metrics`, `/queues`." },
+  "server.host": {
+    description:
+      "Address to listen on. A non-loopback address needs `server.username` and `server.password`, or `server.allowUnauthenticated`.",
+  },
+  "server.port": { description: "Port (0: any free port)." },
+  "server.username": { description: "HTTP Basic user for `/metrics` and `/queues`. Give both or neither." },
+  "server.password": { type: SECRET, description: "HTTP Basic password for `/metrics` and `/queues`." },
+  "server.dashboardWritable": {
+    description:
+      "Let the Bull Board page at `/queues` retry, promote, clean and remove jobs (read-only otherwise).",
+  },
+  "server.allowUnauthenticated": {
+    description: "Serve `/metrics` and `/queues` without credentials on a non-loopback `server.host`.",
+  },
+  alerts: { description: "Where the daemon says that a company's sync changed health." },
+  "alerts.webhookUrl": {
+    type: "`http(s)://` URL, secret (`env:NAME` allowed)",
+    description:
+      "Where the daemon POSTs an alert when a company starts failing, turns stale or recovers. Without it the changes are only logged.",
+  },
+  "alerts.timeoutMs": { description: "Timeout of one webhook request, in ms." },
+  shutdownGraceMs: {
+    description:
+      "How long a stopping daemon lets running jobs finish before it abandons a running sync, in ms.",
+  },
+  logLevel: { description: "Log level when neither `--log-level` nor `TAS_LOG_LEVEL` is given." },
+};
