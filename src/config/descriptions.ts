@@ -132,6 +132,10 @@ export const CONFIG_KEY_DOCS: Record<string, KeyDoc> = {
     description:
       "How long a sync's claim on its company lasts without renewal (renewed every sixth of it). An expired claim lets another process take over; its run is marked failed after 3 × this without a heartbeat.",
   },
+  "sync.readAheadMiB": {
+    description:
+      "MiB of new or changed plans parsed while the list downloads, before the write transaction opens (a few changes then cost the transaction only their writes). Past it, they wait in a temporary file and are parsed while the transaction writes; unchanged plans are never parsed. Memory grows with it (about 5 × this in rows).",
+  },
   push: { description: "The push side." },
   "push.ratePerSecond": {
     description:

@@ -29,12 +29,21 @@ type AnyColumn = {
   generatedIdentity?: unknown;
 };
 
-const shape = (c: AnyColumn): ColumnShape => ({
-  name: c.name,
-  type: c.getSQLType(),
-  primary: c.primary,
-  identity: c.generatedIdentity !== undefined,
-});
+/** A computed field of a view (sql`...`.mapWith(column).as(name)): typed like the column it maps with. */
+type Computed = { fieldAlias: string; sql: { decoder?: Partial<AnyColumn> } };
+
+const shape = (c: AnyColumn | Computed): ColumnShape => {
+  if ("fieldAlias" in c) {
+    const like = c.sql.decoder;
+    return { name: c.fieldAlias, type: like?.getSQLType?.() ?? "?", primary: false, identity: false };
+  }
+  return {
+    name: c.name,
+    type: c.getSQLType(),
+    primary: c.primary,
+    identity: c.generatedIdentity !== undefined,
+  };
+};
 
 /** The tables and views of one dialect's drizzle schema, as plain shapes. */
 export function relationsOf(dialect: "sqlite" | "postgres"): Relation[] {
@@ -53,7 +62,7 @@ export function relationsOf(dialect: "sqlite" | "postgres"): Relation[] {
       out.push({
         name: c.name,
         kind: "view",
-        columns: Object.values(c.selectedFields as Record<string, AnyColumn>).map(shape),
+        columns: Object.values(c.selectedFields as Record<string, AnyColumn | Computed>).map(shape),
         primaryKey: [],
       });
     }

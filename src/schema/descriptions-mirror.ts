@@ -26,7 +26,8 @@ const versions = (what: "plan" | "report"): TableDoc => ({
     valid_from: "Start of the run that first received this content.",
     valid_to:
       "Start of the run that received a different content or found the record deleted; **NULL for the current version**.",
-    raw_json: "The content as received.",
+    raw_json:
+      "The content as received, once the record's row holds a newer one; **NULL while the content is the row's own** (the text is stored once). `v_plan_versions` / `v_report_versions` give every version's text.",
     run_id: "`sync_runs.id` of the run that opened the version.",
   },
   notes:
@@ -70,10 +71,13 @@ export const MIRROR_TABLE_DOCS: Record<string, TableDoc> = {
       raw_json: "The record as received.",
       content_hash: "SHA-256 of `raw_json`.",
       first_seen_at: "Start of the run that first inserted it.",
-      last_seen_at: "Start of the latest run that received it.",
+      seen_at:
+        "The last sighting written on the row: the run that inserted it, changed it, brought it back, deleted it (then: the last list that had it), or saw it in a list whose deletions were held back. A run that finds a plan unchanged does not write its row: **for when a plan was last seen, read `v_plans.last_seen_at`**.",
       deleted_at:
         "Start of the run whose complete list no longer had it; NULL while live; cleared when it comes back.",
     },
+    notes:
+      "A sync that finds nothing new writes no plan row (and no child row): when a list is complete, `sync_state.plans_listed_at` says for every live plan of the company that it was in it. `v_plans` puts the two together.",
   },
   plan_days_of_week: {
     summary: "One row per distinct valid day of a plan's `days_of_week`.",

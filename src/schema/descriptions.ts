@@ -52,6 +52,10 @@ const RUN_AND_PUSH_TABLE_DOCS: Record<string, TableDoc> = {
       applied_started_at:
         "`started_at` of the newest run whose snapshot was applied; a snapshot of a run that started earlier is discarded (`superseded`).",
       applied_run_id: "That run's id.",
+      plans_listed_at:
+        "`started_at` of the newest run whose plan list was complete (deletions applied): every plan of the company still live was in that list. NULL before the first.",
+      write_generation:
+        "Counts the writes to the company's plans and reports (its snapshots, and another company's snapshot taking over one of its plans). A sync reads it with the company's index before it downloads; an apply that finds it moved writes nothing and the sync starts again.",
       alert_state:
         "What the daemons last alerted: `ok`, `failing`, `stale` or `failing+stale`; NULL before the first change.",
       alert_changed_at: "When it was set.",
@@ -157,6 +161,39 @@ const RUN_AND_PUSH_TABLE_DOCS: Record<string, TableDoc> = {
 export const TABLE_DOCS: Record<string, TableDoc> = { ...MIRROR_TABLE_DOCS, ...RUN_AND_PUSH_TABLE_DOCS };
 
 export const VIEW_DOCS: Record<string, TableDoc> = {
+  v_plans: {
+    summary:
+      "Every plan (live and deleted) with when it was last seen. Use it instead of `plans` when you need `last_seen_at`.",
+    columns: {
+      ...Object.fromEntries(
+        Object.keys(MIRROR_TABLE_DOCS.plans?.columns ?? {}).map((c) => [c, "From `plans`."]),
+      ),
+      last_seen_at:
+        "Start of the latest run whose list had the plan: for a live plan the later of `seen_at` and its company's `sync_state.plans_listed_at`; for a deleted plan `seen_at`.",
+    },
+  },
+  v_plan_versions: {
+    summary: "`plan_versions` with every version's JSON text, the current one's taken from its `plans` row.",
+    columns: {
+      ...Object.fromEntries(
+        Object.keys(MIRROR_TABLE_DOCS.plan_versions?.columns ?? {}).map((c) => [c, "From `plan_versions`."]),
+      ),
+      raw_json: "The version's content as received (never NULL).",
+    },
+  },
+  v_report_versions: {
+    summary:
+      "`report_versions` with every version's JSON text, the current one's taken from its `scheduled_reports` row.",
+    columns: {
+      ...Object.fromEntries(
+        Object.keys(MIRROR_TABLE_DOCS.report_versions?.columns ?? {}).map((c) => [
+          c,
+          "From `report_versions`.",
+        ]),
+      ),
+      raw_json: "The version's content as received (never NULL).",
+    },
+  },
   v_plan_schedule: {
     summary: "Live plans (`deleted_at IS NULL`) with their schedule.",
     columns: {

@@ -59,7 +59,9 @@ export const vPlans = sqliteView("v_plans").as((qb) =>
       ...getTableColumns(plans),
       lastSeenAt:
         sql<string>`CASE WHEN ${plans.deletedAt} IS NULL AND ${syncState.plansListedAt} > ${plans.seenAt}
-        THEN ${syncState.plansListedAt} ELSE ${plans.seenAt} END`.as("last_seen_at"),
+        THEN ${syncState.plansListedAt} ELSE ${plans.seenAt} END`
+          .mapWith(plans.seenAt)
+          .as("last_seen_at"),
     })
     .from(plans)
     .leftJoin(syncState, eq(syncState.companyId, plans.companyId)),
@@ -75,7 +77,9 @@ function versionsView<N extends string>(
     qb
       .select({
         ...getTableColumns(versions),
-        rawJson: sql<string>`coalesce(${versions.rawJson}, ${records.rawJson})`.as("raw_json"),
+        rawJson: sql<string>`coalesce(${versions.rawJson}, ${records.rawJson})`
+          .mapWith(records.rawJson)
+          .as("raw_json"),
       })
       .from(versions)
       .leftJoin(records, eq(records.id, versions.id)),
