@@ -2,6 +2,7 @@
 
 import type { MobileAppRow } from "../schema/index.js";
 import type { WireMobileApp } from "../wire/schemas.js";
+import { truncate } from "./text.js";
 import { mobileCreatedAtToIso } from "./time.js";
 
 export interface MobileMetadata {
@@ -98,7 +99,8 @@ export function parseMobileMetadata(
     doc = JSON.parse(raw);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    return emptyMetadata(raw, `invalid JSON: ${message}`.slice(0, MAX_ERROR_LENGTH));
+    // The engine's message quotes the offending UTF-16 unit, which can be half a pair.
+    return emptyMetadata(raw, truncate(`invalid JSON: ${message}`, MAX_ERROR_LENGTH).toWellFormed());
   }
   if (typeof doc !== "object" || doc === null || Array.isArray(doc)) {
     return emptyMetadata(raw, `metadata is not a JSON object (got ${describe(doc)})`);

@@ -44,13 +44,17 @@ function readRecord<W extends { id: number }, T extends object>(
     // Invalid UTF-8 becomes U+FFFD here: the text is always well-formed.
     text = typeof input === "string" ? input : decoder.decode(input);
     const parsed = parseJson(text);
-    if (!parsed.ok) return { ok: false, id: null, reason: parsed.reason, text };
+    if (!parsed.ok) return { ok: false, id: null, reason: wellFormed(parsed.reason), text };
     id = idOf(parsed.value);
     const problem = check(parsed.value);
     if (problem !== null) return { ok: false, id, reason: wellFormed(problem), text };
     const wire = parsed.value as W;
+    const fix = mayHoldLoneSurrogates(text);
+    // Before normalizing: keys that become equal (two lone surrogates) then meet its dedupe.
+    if (fix) makeWellFormed(wire);
     const normalized = normalize(wire);
-    if (mayHoldLoneSurrogates(text)) makeWellFormed(normalized);
+    // After too: strings the normalizer makes (a mobile app's metadata, read from its own JSON).
+    if (fix) makeWellFormed(normalized);
     return { ok: true, id: wire.id, wire, normalized, text };
   } catch (err) {
     // Not expected once the checks passed; a safety net, so that no record can fail a sync.
@@ -77,17 +81,25 @@ function wellFormed(s: string): string {
 }
 
 /**
- * Replaces lone surrogates in every string of the rows by U+FFFD: PostgreSQL's text cannot hold
- * them and SQLite would store invalid UTF-8, so both stores keep the same replacement. The raw
- * JSON keeps the original escape.
+ * Replaces lone surrogates by U+FFFD in every string and key of a JSON value, in place and
+ * without recursion (the value may nest deep). PostgreSQL's text cannot hold them and SQLite
+ * would store invalid UTF-8, so both stores keep the same replacement; the raw JSON keeps the
+ * original escape.
  */
-function makeWellFormed(rows: object): void {
-  const fix = (holder: Record<string | number, unknown>, depth: number) => {
-    for (const key of Object.keys(holder)) {
-      const v = holder[key];
-      if (typeof v === "string") holder[key] = wellFormed(v);
-      else if (typeof v === "object" && v !== null && depth < 3) fix(v as Record<string, unknown>, depth + 1);
+function makeWellFormed(value: object): void {
+  const stack: object[] = [value];
+  for (let holder = stack.pop(); holder !== undefined; holder = stack.pop()) {
+    const h = holder as Record<string, unknown>;
+    for (const key of Object.keys(h)) {
+      const v = h[key];
+      const fixed = typeof v === "string" ? wellFormed(v) : v;
+      if (typeof v === "object" && v !== null) stack.push(v);
+      if (Array.isArray(h) || key.isWellFormed()) {
+        if (fixed !== v) h[key] = fixed;
+        continue;
+      }
+      delete h[key];
+      h[key.toWellFormed()] = fixed;
     }
-  };
-  fix(rows as Record<string, unknown>, 0);
+  }
 }

@@ -6,6 +6,8 @@
  * MAX_DEPTH, which zod would accept and the store could not serialize. Every enum is open
  * (plain strings); unknown fields are allowed; optional fields take null as well as absence.
  */
+import { truncate } from "./text.js";
+
 /** Problems named in a reason; the rest are counted. */
 const MAX_ISSUES = 5;
 /** Nesting allowed inside the items kept as JSON text (plan alerts, fetch_app_files). */
@@ -38,7 +40,7 @@ export function preview(v: unknown): string {
   if (Array.isArray(v)) return "an array";
   switch (typeof v) {
     case "string": {
-      const s = JSON.stringify(v.length > PREVIEW ? `${v.slice(0, PREVIEW)}` : v);
+      const s = JSON.stringify(truncate(v, PREVIEW));
       return v.length > PREVIEW ? `${s.slice(0, -1)}..." (${v.length} characters)` : s;
     }
     case "number":
