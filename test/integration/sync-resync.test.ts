@@ -1,6 +1,15 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { storeKinds } from "../support/stores.js";
-import { childSnapshot, FIRST, type Harness, SECOND, startHarness } from "./sync-harness.js";
+import { PLAN_CHILD_TABLES } from "../../src/schema/table-names.js";
+import { storeKind, storeKinds } from "../support/stores.js";
+import {
+  childSnapshot,
+  FIRST,
+  type Harness,
+  putPlan,
+  SECOND,
+  simPlan,
+  startHarness,
+} from "./sync-harness.js";
 
 describe.each(storeKinds())("re-syncs and companies on $name", (kind) => {
   let h: Harness;
@@ -87,5 +96,36 @@ describe.each(storeKinds())("re-syncs and companies on $name", (kind) => {
         [{ code: "COMPANY_MISMATCH" }, { code: "DELETIONS_HELD_BACK" }],
       );
     });
+  });
+});
+
+describe("a no-change re-sync on postgres", () => {
+  const kind = storeKind("postgres");
+  let h: Harness;
+  beforeEach(async () => {
+    h = await startHarness(kind);
+  });
+  afterEach(() => h.close());
+  afterAll(() => kind.cleanup());
+
+  it("with nothing changed writes no row of plans, their children or their versions (every xmin unchanged)", async () => {
+    await h.sync(FIRST, { at: "2025-03-01T00:00:00.000Z" });
+    // The transaction that last wrote each row, for every table a plan lives in.
+    const xmins = async () => {
+      const out: Record<string, unknown[]> = {};
+      for (const table of ["plans", ...PLAN_CHILD_TABLES, "plan_versions", "mobile_apps"])
+        out[table] = await h.rows(`SELECT xmin::text AS x, ctid::text AS c FROM ${table} ORDER BY ctid`);
+      return out;
+    };
+    const before = await xmins();
+    expect(before.plans?.length).toBe(6);
+    const result = await h.sync(FIRST, { at: "2025-03-02T00:00:00.000Z" });
+    expect(result.counts).toMatchObject({ unchanged: 8, inserted: 0, updated: 0, deleted: 0 });
+    expect(await xmins()).toEqual(before);
+    // And the same check sees a change: one plan renamed rewrites its row.
+    const plan = await simPlan(h.sim, FIRST, 1002);
+    await putPlan(h.sim, FIRST, 1002, { ...plan, plan_name: "Renamed" });
+    await h.sync(FIRST, { at: "2025-03-03T00:00:00.000Z" });
+    expect((await xmins()).plans).not.toEqual(before.plans);
   });
 });
