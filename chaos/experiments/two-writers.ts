@@ -128,7 +128,7 @@ export const twoWriters: Experiment = {
         service.set(id, JSON.stringify(await sim.adminJson("GET", `companies/${company.id}/plans/${id}`)));
       });
       const mirror = await db.rows<{ id: number; raw_json: string }>(
-        "SELECT v.id, v.raw_json FROM plan_versions v JOIN plans p ON p.id = v.id WHERE v.valid_to IS NULL AND p.deleted_at IS NULL",
+        "SELECT v.id, v.raw_json FROM v_plan_versions v JOIN plans p ON p.id = v.id WHERE v.valid_to IS NULL AND p.deleted_at IS NULL",
       );
       let differ = 0;
       for (const m of mirror)

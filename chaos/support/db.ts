@@ -264,6 +264,12 @@ export async function integrityProblems(db: Db): Promise<string[]> {
       `SELECT count(*) FROM ${versions} a JOIN ${versions} b ON a.id = b.id AND a.version_id < b.version_id
        WHERE (a.valid_to IS NULL OR a.valid_to > b.valid_from) AND (b.valid_to IS NULL OR b.valid_to > a.valid_from)`,
     );
+    // The text is stored once: a version without it has the content of its record's row.
+    await count(
+      `${versions} without their text, whose content is not their row's`,
+      `SELECT count(*) FROM ${versions} v JOIN ${mirror} m ON m.id = v.id
+       WHERE v.raw_json IS NULL AND v.content_hash <> m.content_hash`,
+    );
     await count(
       `${mirror} live without exactly one open version`,
       `SELECT count(*) FROM ${mirror} m WHERE m.deleted_at IS NULL AND
