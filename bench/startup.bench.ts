@@ -3,14 +3,15 @@
  * Each case (and the baseline `node -e 0`) is spawned BENCH_STARTUP_RUNS times (default 15),
  * the cases interleaved round by round so that all of them see the same machine. For each run:
  * the time from spawn to the first stdout byte, and to exit. Printed: the medians, and the
- * median time to first output over the median exit time of `node -e 0` (target <= 2x).
+ * median time to first output over the median exit time of `node -e 0` (target <= 2x). Ends
+ * with one verdict line; exits 1 when a target is missed.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { fmt, verdict } from "./support.js";
+import { fmt, Report } from "./support.js";
 
 /** The shipped bin: tsc's output bundled by scripts/bundle.mjs. */
 const BIN = fileURLToPath(new URL("../cli/bin.js", import.meta.url));
@@ -57,7 +58,8 @@ function median(values: number[]): number {
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<number> {
+  const report = new Report("bench:startup");
   const dir = mkdtempSync(join(tmpdir(), "tas-bench-startup-"));
   try {
     const config = join(dir, "tas-sync.config.json");
@@ -109,39 +111,38 @@ async function main(): Promise<void> {
       for (const c of cases) samples.get(c.name)?.push(await runOnce(c.args));
 
     const base = median((samples.get("node -e 0") ?? []).map((s) => s.exitMs));
-    console.log(`startup: ${RUNS} runs of each case, medians (node ${process.version})`);
-    console.log(`  ${"case".padEnd(34)} ${"first output".padStart(12)} ${"exit".padStart(9)}  ratio`);
-    let allOk = true;
+    console.log(`startup: ${RUNS} runs of each case (interleaved), medians (node ${process.version})`);
     for (const c of cases) {
       const runs = samples.get(c.name) ?? [];
       const codes = new Set(runs.map((r) => r.code));
       const exit = median(runs.map((r) => r.exitMs));
       if (c.baseline) {
-        console.log(`  ${c.name.padEnd(34)} ${"-".padStart(12)} ${`${fmt(exit, 1)} ms`.padStart(9)}  1.00x`);
+        report.figure(c.name, `exit ${fmt(exit, 1)} ms (the baseline)`);
         continue;
       }
       const firsts = runs.map((r) => r.firstOutputMs).filter((v): v is number => v !== null);
       if (firsts.length < runs.length || codes.size !== 1 || !codes.has(0)) {
-        console.log(`  ${c.name}: no output or a non-zero exit (codes ${[...codes].join(", ")})  FAIL`);
-        allOk = false;
+        report.check(c.name, false, `no output or a non-zero exit (codes ${[...codes].join(", ")})`);
         continue;
       }
       const first = median(firsts);
+      report.figure(c.name, `first output ${fmt(first, 1)} ms, exit ${fmt(exit, 1)} ms`);
       const ratio = first / base;
-      const ok = ratio <= TARGET;
-      if (!c.reference) allOk &&= ok;
-      const judged = c.reference ? "(no target)" : `(target <= ${TARGET}x)  ${verdict(ok)}`;
-      console.log(
-        `  ${c.name.padEnd(34)} ${`${fmt(first, 1)} ms`.padStart(12)} ${`${fmt(exit, 1)} ms`.padStart(9)}  ${fmt(ratio, 2)}x ${judged}`,
-      );
+      if (c.reference) report.figure(`  ${c.name} / node -e 0`, `${fmt(ratio, 2)}x (no target)`);
+      else report.target(`  first output / node -e 0`, ratio, "at most", TARGET, (v) => `${fmt(v, 2)}x`);
     }
-    console.log(`overall: ${verdict(allOk)}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  return report.end();
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exitCode = 1;
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  },
+);
