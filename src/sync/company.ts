@@ -123,6 +123,7 @@ async function fetchAndApply(
     try {
       checkAbort();
       const received = "list" in fetched.plans ? fetched.plans.list : null;
+      received?.readAhead();
       progress("applying", received?.count ?? 0, received?.bytes ?? 0);
       const state = {
         companyId,
