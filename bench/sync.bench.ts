@@ -38,6 +38,7 @@ type Sim = Pick<ChildInput, "baseUrl" | "token" | "companyId">;
 const ms = (n: number) => `${fmt(n)} ms`;
 const x = (n: number) => `${fmt(n, 2)}x`;
 const mb = (n: number) => `${fmt(n / MB, 1)} MB`;
+const kb = (n: number) => `${fmt(n / 1000)} kB`;
 const all = (runs: ChildResult[], pick: (r: ChildResult) => number | undefined) =>
   `(runs: ${runs.map((r) => fmt(pick(r) ?? 0)).join(", ")})`;
 
@@ -119,8 +120,12 @@ async function sqlitePhase(sim: Sim, dir: string, report: Report): Promise<void>
     `${ms(resync.resyncWriteMs ?? 0)} ${all(sync.all, (r) => r.resyncWriteMs)}`,
   );
   report.figure(
+    "  bytes written by the full sync (storage)",
+    `${mb(s.fullWriteBytes ?? 0)} (write_bytes of /proc/self/io)`,
+  );
+  report.figure(
     "  bytes written by the re-sync (storage)",
-    `${mb(worst((r) => r.resyncWriteBytes ?? 0))} (write_bytes; all write() calls: ${mb(worst((r) => r.resyncWchar ?? 0))})`,
+    `${kb(worst((r) => r.resyncWriteBytes ?? 0))} (all write() calls: ${kb(worst((r) => r.resyncWchar ?? 0))})`,
   );
   report.figure(
     "peak RSS of the sync process",

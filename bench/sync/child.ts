@@ -39,7 +39,8 @@ export interface ChildResult {
   writeMs?: number;
   resyncMs?: number;
   resyncWriteMs?: number;
-  /** sync only: what the process wrote during the re-sync (/proc/self/io). */
+  /** sync only: what the process wrote during the full sync and the re-sync (/proc/self/io). */
+  fullWriteBytes?: number;
   resyncWriteBytes?: number;
   resyncWchar?: number;
   resyncUnchanged?: number;
@@ -106,6 +107,7 @@ async function sync(input: ChildInput): Promise<ChildResult> {
         },
         { companyId: input.companyId, reportIds: [], trigger: "bench" },
       );
+    const ioStart = ioCounters();
     const t0 = performance.now();
     const full = await run();
     const ms = performance.now() - t0;
@@ -131,6 +133,7 @@ async function sync(input: ChildInput): Promise<ChildResult> {
       writeMs: full.writeMs ?? 0,
       resyncMs,
       resyncWriteMs: again.writeMs ?? 0,
+      fullWriteBytes: io0.writeBytes - ioStart.writeBytes,
       resyncWriteBytes: io1.writeBytes - io0.writeBytes,
       resyncWchar: io1.wchar - io0.wchar,
       resyncUnchanged: again.counts.unchanged,

@@ -71,7 +71,7 @@ export function copyTable<T extends PgTable>(
 export async function copyText(
   client: PoolClient,
   statement: string,
-  chunks: Iterable<string>,
+  chunks: Iterable<string | Buffer>,
 ): Promise<number> {
   const stream = client.query(copyFrom(statement));
   await pipeline(Readable.from(chunks, { objectMode: false }), stream);

@@ -13,7 +13,7 @@ import type { PoolClient } from "../pool.js";
 import { recordSyncError } from "../runs/record.js";
 import { batchInserter } from "../sql.js";
 import { textValue } from "../text.js";
-import { type PlanContent, PlanWriter, type WriteContext } from "./plans.js";
+import { PlanBatch, PlanWriter, type WriteContext } from "./plans.js";
 import { ReportWriter } from "./reports.js";
 import type { NewVersion } from "./versions.js";
 
@@ -29,7 +29,7 @@ export const BATCH_SIZE = 5000;
 const insertRejects = batchInserter(rejectedRecords, { omit: ["id"] });
 
 interface Batch {
-  contents: PlanContent[];
+  contents: PlanBatch;
   revives: NewVersion[];
   seen: number[];
   deletes: number[];
@@ -38,7 +38,7 @@ interface Batch {
 }
 
 const emptyBatch = (): Batch => ({
-  contents: [],
+  contents: new PlanBatch(),
   revives: [],
   seen: [],
   deletes: [],
@@ -77,7 +77,7 @@ export class SnapshotWriter {
       case "plan.insert":
       case "plan.update":
         await this.#planOp(o.plan.plan.id as number, (b) =>
-          b.contents.push({ plan: o.plan, rawJson: o.rawJson, hash: o.hash, known: o.op === "plan.update" }),
+          this.#plans.render(b.contents, o.plan, o.rawJson, o.hash, o.op === "plan.update"),
         );
         return;
       case "plan.revive":
