@@ -136,6 +136,30 @@ export const CONFIG_KEY_DOCS: Record<string, KeyDoc> = {
     description:
       "MiB of new or changed plans parsed while the list downloads, before the write transaction opens (a few changes then cost the transaction only their writes). Past it, they wait in a temporary file and are parsed while the transaction writes; unchanged plans are never parsed. Memory grows with it (about 5 × this in rows).",
   },
+  schema: {
+    description:
+      "The service as observed: paths, types and values of the records, and their changes (`tas-sync schema`).",
+  },
+  "schema.observe": {
+    description:
+      "Observe each new or changed record (unchanged ones cost nothing) into `schema_paths`, `schema_values` and `schema_changes`. `false`: no observation and no drift alerts.",
+  },
+  "schema.valueCap": {
+    description:
+      "Distinct strings listed per path in `schema_values`; a path with more has its values dropped and `values_capped` set (free text like names). Memory is bounded by it.",
+  },
+  "schema.contract": {
+    description: "What a sync does with a record outside the accepted schema, per kind of record.",
+  },
+  "schema.contract.plan": {
+    type: '`"evolve"`, `"freeze"` or `"discard_value"`',
+    description:
+      "`evolve`: store it and record the change in `schema_changes`. `freeze`: refuse it into `rejected_records`, naming the path and the value; its last accepted version stays current. `discard_value`: store it without the paths outside the accepted schema in the JSON kept in columns (`plan_alerts.json`, `plan_fetch_app_files.json`, `mobile_apps.metadata_json`); `raw_json` keeps everything. The accepted schema: the documented fields, what was observed before a change, and the changes acknowledged (`tas-sync schema --ack`). Switching loses nothing: `tas-sync replay` applies the contract to the stored records again.",
+  },
+  "schema.contract.scheduled_report": {
+    type: '`"evolve"`, `"freeze"` or `"discard_value"`',
+    description: "The same for scheduled reports.",
+  },
   push: { description: "The push side." },
   "push.ratePerSecond": {
     description:

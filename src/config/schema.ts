@@ -41,6 +41,9 @@ const databaseSchema = (env: NodeJS.ProcessEnv) =>
     return target;
   });
 
+/** What a record outside the accepted schema gets: stored and recorded, refused, or stored without it. */
+const contract = z.enum(["evolve", "freeze", "discard_value"]).default("evolve");
+
 const syncSchema = z
   .strictObject({
     every: duration().optional(),
@@ -143,6 +146,20 @@ export function configSchema(env: NodeJS.ProcessEnv = process.env, secretsAt: Se
         })
         .prefault({}),
       server: serverSchema(env, secretsAt),
+      schema: z
+        .strictObject({
+          /** Observe each new or changed record's JSON paths, types and values (schema_paths). */
+          observe: z.boolean().default(true),
+          /** Distinct strings listed per path, past which its values are not kept. */
+          valueCap: positiveInt.max(1000).default(50),
+          contract: z
+            .strictObject({
+              plan: contract,
+              scheduled_report: contract,
+            })
+            .prefault({}),
+        })
+        .prefault({}),
       alerts: z
         .strictObject({
           webhookUrl: secretUrl(env, HTTP, secretsAt).optional(),

@@ -8,6 +8,7 @@
 export type { TableDoc } from "./table-doc.js";
 
 import { MIRROR_TABLE_DOCS } from "./descriptions-mirror.js";
+import { OBSERVED_TABLE_DOCS, OBSERVED_VIEW_DOCS } from "./descriptions-observed.js";
 import type { TableDoc } from "./table-doc.js";
 
 const RUN = "`sync_runs.id` of the run that wrote it.";
@@ -158,9 +159,14 @@ const RUN_AND_PUSH_TABLE_DOCS: Record<string, TableDoc> = {
 };
 
 /** Every table, in the order the reference lists them. */
-export const TABLE_DOCS: Record<string, TableDoc> = { ...MIRROR_TABLE_DOCS, ...RUN_AND_PUSH_TABLE_DOCS };
+export const TABLE_DOCS: Record<string, TableDoc> = {
+  ...MIRROR_TABLE_DOCS,
+  ...OBSERVED_TABLE_DOCS,
+  ...RUN_AND_PUSH_TABLE_DOCS,
+};
 
 export const VIEW_DOCS: Record<string, TableDoc> = {
+  ...OBSERVED_VIEW_DOCS,
   v_plans: {
     summary:
       "Every plan (live and deleted) with when it was last seen. Use it instead of `plans` when you need `last_seen_at`.",

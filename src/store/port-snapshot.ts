@@ -7,6 +7,7 @@
  */
 import type { PlanRowSet, ReportRowSet } from "../schema/index.js";
 import type { RunEnd, SyncErrorRecord } from "./port-runs.js";
+import type { SchemaWrite } from "./port-schema.js";
 
 export interface KnownRecord {
   hash: string;
@@ -48,7 +49,26 @@ export type SnapshotOp =
       reason: string;
       rawJson: string | null;
     }
-  | ({ op: "error" } & SyncErrorRecord);
+  | ({ op: "error" } & SyncErrorRecord)
+  /** The run's observations of the service (see port-schema.ts). */
+  | { op: "schema.write"; write: SchemaWrite }
+  /**
+   * Asks for stored records' JSON text, in pages by id (`after` the last id of the previous
+   * page): `replaced` the contents this snapshot replaced or deleted so far (what they were),
+   * `live` every live record of the company. The store answers it: the reply to this yield.
+   */
+  | { op: "stored"; of: "replaced" | "live"; after: StoredKey | null; limit: number };
+
+/** Where a page of stored records ends: the next page starts after it. */
+export interface StoredKey {
+  entity: "plan" | "scheduled_report";
+  id: number;
+}
+
+/** A stored record's text, as the store answers a "stored" operation. */
+export interface StoredRecord extends StoredKey {
+  rawJson: string;
+}
 
 /** How a snapshot ends, known once its last operation is out. */
 export interface SnapshotEnd {
@@ -57,8 +77,12 @@ export interface SnapshotEnd {
   plansListed: boolean;
 }
 
-/** The operations of a snapshot, decided against an index; its return value ends it. */
-export type SnapshotOps = Generator<SnapshotOp, SnapshotEnd>;
+/**
+ * The operations of a snapshot, decided against an index; its return value ends it. The store
+ * answers a "stored" operation with its page of records (the value of that yield); every other
+ * operation with undefined.
+ */
+export type SnapshotOps = Generator<SnapshotOp, SnapshotEnd, StoredRecord[] | undefined>;
 
 export interface SnapshotMeta {
   companyId: number;

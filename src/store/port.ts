@@ -6,10 +6,12 @@
 import type { SeedProblem, SeedRow } from "../seed/index.js";
 import type { OutboxStore } from "./port-outbox.js";
 import type { RunStore } from "./port-runs.js";
+import type { SchemaStore } from "./port-schema.js";
 import type { SnapshotStore } from "./port-snapshot.js";
 
 export type * from "./port-outbox.js";
 export type * from "./port-runs.js";
+export type * from "./port-schema.js";
 export type * from "./port-snapshot.js";
 
 export type Dialect = "sqlite" | "postgres";
@@ -21,6 +23,8 @@ export interface Store {
   readonly runs: RunStore;
   readonly snapshots: SnapshotStore;
   readonly outbox: OutboxStore;
+  /** The service as observed: paths, values, changes. */
+  readonly schema: SchemaStore;
   /** Read-only SQL for people (`tas-sync query`). */
   readonly sql: SqlReader;
   /** Throws when the database does not answer (readiness). */

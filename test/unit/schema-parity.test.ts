@@ -78,6 +78,7 @@ describe("the SQLite and PostgreSQL schemas", () => {
       "v_plans",
       "v_report_plan_coverage",
       "v_report_versions",
+      "v_schema",
     ]);
     expect([...pgViews.keys()].sort()).toEqual([...sqliteViews.keys()].sort());
     for (const [name, columns] of sqliteViews) expect(pgViews.get(name)).toEqual(columns);

@@ -1,6 +1,6 @@
 /** Views for SQL users. */
 import { eq, getTableColumns, sql } from "drizzle-orm";
-import { integer, sqliteView, text } from "drizzle-orm/sqlite-core";
+import { integer, real, sqliteView, text } from "drizzle-orm/sqlite-core";
 import { bool } from "./columns.js";
 import { planVersions, reportVersions } from "./history.js";
 import { plans } from "./plans.js";
@@ -92,4 +92,30 @@ export const vReportVersions = versionsView(
   "v_report_versions",
   reportVersions as unknown as typeof planVersions,
   scheduledReports,
+);
+
+/** The observed schema for people: one row per path with its types in one text. */
+export const vSchema = sqliteView("v_schema", {
+  companyId: integer("company_id").notNull(),
+  entity: text("entity").notNull(),
+  path: text("path").notNull(),
+  types: text("types").notNull(),
+  present: integer("present").notNull(),
+  entityCount: integer("entity_count"),
+  valuesCapped: bool("values_capped").notNull(),
+  minNumber: real("min_number"),
+  maxNumber: real("max_number"),
+  firstSeenAt: text("first_seen_at"),
+  lastSeenAt: text("last_seen_at"),
+}).as(
+  sql`SELECT p.company_id, p.entity, p.path,
+        concat_ws(',', CASE WHEN p.n_string > 0 THEN 'string' END, CASE WHEN p.n_integer > 0 THEN 'integer' END,
+          CASE WHEN p.n_number > 0 THEN 'number' END, CASE WHEN p.n_boolean > 0 THEN 'boolean' END,
+          CASE WHEN p.n_null > 0 THEN 'null' END, CASE WHEN p.n_object > 0 THEN 'object' END,
+          CASE WHEN p.n_array > 0 THEN 'array' END) AS types,
+        p.present, e.present AS entity_count, p.values_capped, p.min_number, p.max_number,
+        p.first_seen_at, p.last_seen_at
+      FROM schema_paths p
+      LEFT JOIN schema_paths e ON e.company_id = p.company_id AND e.entity = p.entity AND e.path = ''
+      WHERE p.path <> ''`,
 );

@@ -13,6 +13,7 @@ import { postgresOutbox } from "./outbox/index.js";
 import { createPool, type Pool } from "./pool.js";
 import { readOnlyQuery } from "./query.js";
 import { postgresRuns } from "./runs/index.js";
+import { postgresSchema } from "./schema/index.js";
 import { applySnapshot } from "./snapshot/apply.js";
 import { loadIndex } from "./snapshot/index-load.js";
 import { isUnreachable } from "./tx.js";
@@ -63,6 +64,7 @@ export async function openPostgresStore(
       apply: (meta, ops, signal) => applySnapshot(pool, meta, ops, signal),
     },
     outbox: postgresOutbox(pool),
+    schema: postgresSchema(pool),
     sql: {
       query: (sql) => readOnlyQuery(target.url, target.display, sql),
       migrationCount: () => appliedMigrations(pool),

@@ -5,6 +5,7 @@ import { appliedMigrations, migrateSqlite } from "./migrate.js";
 import { sqliteOutbox } from "./outbox/index.js";
 import { readOnlyQuery } from "./query.js";
 import { sqliteRuns } from "./runs/index.js";
+import { sqliteSchema } from "./schema/index.js";
 import { applySnapshot } from "./snapshot/apply.js";
 import { loadIndex } from "./snapshot/index-load.js";
 
@@ -61,6 +62,7 @@ export function openSqliteStore(path: string, opts: SqliteOptions = {}): SqliteS
       apply: async (meta, ops) => applySnapshot(sqlite, meta, ops),
     },
     outbox: sqliteOutbox(sqlite),
+    schema: sqliteSchema(sqlite),
     sql: {
       query: async (sql) => readOnlyQuery(path, sql),
       migrationCount: async () => appliedMigrations(sqlite),

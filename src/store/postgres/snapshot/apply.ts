@@ -80,11 +80,11 @@ export async function applySnapshot(
       let n = 0;
       while (!step.done) {
         signal?.throwIfAborted();
-        await writer.add(step.value);
+        const reply = await writer.add(step.value);
         // Let the batch being written go on: its replies arrive as I/O, which awaiting an
         // operation (a microtask) never lets in.
         if (writer.busy && ++n % YIELD_EVERY === 0) await setImmediate();
-        step = ops.next();
+        step = ops.next(reply ?? undefined);
       }
       await writer.flush();
       const end: RunEnd = { ...step.value.run, finishedAt: meta.finishedAt() };

@@ -8,9 +8,11 @@
  */
 
 import { rejectedRecords } from "../../../schema/postgres/index.js";
-import type { SnapshotMeta, SnapshotOp } from "../../port-snapshot.js";
+import type { SnapshotMeta, SnapshotOp, StoredRecord } from "../../port-snapshot.js";
+import { numbered, storedPage } from "../../stored-pages.js";
 import type { PoolClient } from "../pool.js";
 import { recordSyncError } from "../runs/record.js";
+import { writeSchema } from "../schema/index.js";
 import { batchInserter } from "../sql.js";
 import { textValue } from "../text.js";
 import { PlanBatch, PlanWriter, type WriteContext } from "./plans.js";
@@ -70,8 +72,11 @@ export class SnapshotWriter {
     return this.#writing !== null;
   }
 
-  /** Takes one operation; writes when the batch is full or the operation cannot wait. */
-  async add(o: SnapshotOp): Promise<void> {
+  /**
+   * Takes one operation; writes when the batch is full or the operation cannot wait. Answers a
+   * "stored" operation with its page (everything before it written first).
+   */
+  async add(o: SnapshotOp): Promise<StoredRecord[] | void> {
     const { db } = this;
     switch (o.op) {
       case "plan.insert":
@@ -104,6 +109,22 @@ export class SnapshotWriter {
         return this.#reports.touch(db, o.id);
       case "report.delete":
         return this.#reports.markDeleted(db, o.id);
+      case "schema.write":
+        return writeSchema(db, this.meta.companyId, this.meta.runId, this.meta.startedAt, o.write);
+      case "stored": {
+        const page = storedPage(
+          o.of,
+          { at: this.meta.startedAt, company: this.meta.companyId },
+          o.after,
+          o.limit,
+        );
+        let q = page.next([]);
+        while (!q.done) {
+          const { text, values } = numbered(q.value.sql, q.value.params);
+          q = page.next((await db.query<{ id: string; raw: string }>(text, values)).rows);
+        }
+        return q.value;
+      }
     }
   }
 

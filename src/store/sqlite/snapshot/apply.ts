@@ -4,10 +4,18 @@
  * readers see the whole snapshot or none of it.
  */
 import type { RunEnd } from "../../port-runs.js";
-import type { ApplyResult, SnapshotMeta, SnapshotOp, SnapshotOps } from "../../port-snapshot.js";
+import type {
+  ApplyResult,
+  SnapshotMeta,
+  SnapshotOp,
+  SnapshotOps,
+  StoredRecord,
+} from "../../port-snapshot.js";
+import { storedPage } from "../../stored-pages.js";
 import type { Sqlite } from "../connection.js";
 import { prepared } from "../prepared.js";
 import { finishRun, recordRejected, recordSyncError } from "../runs/record.js";
+import { writeSchema } from "../schema/index.js";
 import { PlanWriter } from "./plans.js";
 import { ReportWriter } from "./reports.js";
 
@@ -43,10 +51,7 @@ export function applySnapshot(sqlite: Sqlite, meta: SnapshotMeta, ops: SnapshotO
       const touched = new Set<number>();
       const write = writer(sqlite, meta, state.listedAt, touched);
       let step = ops.next();
-      while (!step.done) {
-        write(step.value);
-        step = ops.next();
-      }
+      while (!step.done) step = ops.next(write(step.value) ?? undefined);
       const end: RunEnd = { ...step.value.run, finishedAt: meta.finishedAt() };
       finishRun(sqlite, meta.runId, end);
       prepared(
@@ -80,7 +85,7 @@ function writer(
   meta: SnapshotMeta,
   listedAt: string | null,
   touched: Set<number>,
-): (op: SnapshotOp) => void {
+): (op: SnapshotOp) => StoredRecord[] | void {
   const at = meta.startedAt;
   const { runId, companyId } = meta;
   const plans = new PlanWriter(sqlite, {
@@ -115,6 +120,15 @@ function writer(
         return recordRejected(sqlite, runId, o.entity, o.entityId, o.reason, o.rawJson);
       case "error":
         return recordSyncError(sqlite, runId, o);
+      case "schema.write":
+        return writeSchema(sqlite, companyId, runId, at, o.write);
+      case "stored": {
+        const page = storedPage(o.of, { at, company: companyId }, o.after, o.limit);
+        let q = page.next([]);
+        while (!q.done)
+          q = page.next(prepared(sqlite, q.value.sql.replace(/:(\w+)/g, "@$1")).all(q.value.params) as never);
+        return q.value;
+      }
     }
   };
 }

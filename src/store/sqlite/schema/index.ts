@@ -1,0 +1,121 @@
+/** The observed schema on SQLite: reads for people and syncs, acknowledgements, a run's write. */
+import type {
+  ObservedPath,
+  SchemaChange,
+  SchemaChangeFilter,
+  SchemaStore,
+  SchemaWrite,
+} from "../../port-schema.js";
+import {
+  type ChangeRow,
+  changeOf,
+  PATH_COLUMNS,
+  type PathRow,
+  pathKey,
+  pathOf,
+  pathValues,
+  valuesByPath,
+} from "../../schema-rows.js";
+import type { Sqlite } from "../connection.js";
+import { prepared } from "../prepared.js";
+
+export function observed(sqlite: Sqlite, companyId?: number): ObservedPath[] {
+  const where = companyId === undefined ? "" : "WHERE company_id = ?";
+  const args = companyId === undefined ? [] : [companyId];
+  const rows = sqlite
+    .prepare(`SELECT ${PATH_COLUMNS} FROM schema_paths ${where} ORDER BY company_id, entity, path`)
+    .all(...args) as PathRow[];
+  const values = valuesByPath(
+    sqlite
+      .prepare(
+        `SELECT company_id, entity, path, value, count FROM schema_values ${where} ORDER BY count DESC, value`,
+      )
+      .all(...args) as { company_id: number; entity: string; path: string; value: string; count: number }[],
+  );
+  return rows.map((r) => pathOf(r, values.get(pathKey(r.company_id as number, r.entity, r.path)) ?? []));
+}
+
+/** A run's observations, inside its snapshot's transaction. */
+export function writeSchema(
+  sqlite: Sqlite,
+  companyId: number,
+  runId: number,
+  at: string,
+  w: SchemaWrite,
+): void {
+  const upsert = prepared(
+    sqlite,
+    `INSERT OR REPLACE INTO schema_paths (${PATH_COLUMNS}) VALUES (${PATH_COLUMNS.split(",")
+      .map(() => "?")
+      .join(", ")})`,
+  );
+  const dropValues = prepared(
+    sqlite,
+    "DELETE FROM schema_values WHERE company_id = ? AND entity = ? AND path = ?",
+  );
+  const addValue = prepared(
+    sqlite,
+    "INSERT INTO schema_values (company_id, entity, path, value, count) VALUES (?, ?, ?, ?, ?)",
+  );
+  for (const p of w.paths) {
+    upsert.run(pathValues(p).map((v) => (typeof v === "boolean" ? (v ? 1 : 0) : v)));
+    dropValues.run(p.companyId, p.entity, p.path);
+    for (const v of p.values) addValue.run(p.companyId, p.entity, p.path, v.value, v.count);
+  }
+  const change = prepared(
+    sqlite,
+    `INSERT INTO schema_changes (company_id, run_id, detected_at, entity, path, kind, before, after, example_id)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  for (const c of w.changes)
+    change.run(companyId, runId, at, c.entity, c.path, c.kind, c.before, c.after, c.exampleId);
+}
+
+export function sqliteSchema(sqlite: Sqlite): SchemaStore {
+  return {
+    observed: async ({ companyId }) => observed(sqlite, companyId),
+    changes: async (f: SchemaChangeFilter): Promise<SchemaChange[]> => {
+      const where: string[] = [];
+      const args: unknown[] = [];
+      const add = (cond: string, v: unknown) => {
+        where.push(cond);
+        args.push(v);
+      };
+      if (f.companyId !== undefined) add("company_id = ?", f.companyId);
+      if (f.sinceAt !== undefined) add("detected_at >= ?", f.sinceAt);
+      if (f.sinceRunId !== undefined) add("run_id >= ?", f.sinceRunId);
+      if (f.open) where.push("acknowledged_at IS NULL");
+      const rows = sqlite
+        .prepare(
+          `SELECT * FROM schema_changes ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id`,
+        )
+        .all(...args) as ChangeRow[];
+      return rows.map(changeOf);
+    },
+    acknowledge: async (target, at) => {
+      if ("id" in target)
+        return prepared(
+          sqlite,
+          "UPDATE schema_changes SET acknowledged_at = ? WHERE id = ? AND acknowledged_at IS NULL",
+        ).run(at, target.id).changes;
+      if (target.companyId === undefined)
+        return prepared(
+          sqlite,
+          "UPDATE schema_changes SET acknowledged_at = ? WHERE acknowledged_at IS NULL",
+        ).run(at).changes;
+      return prepared(
+        sqlite,
+        "UPDATE schema_changes SET acknowledged_at = ? WHERE company_id = ? AND acknowledged_at IS NULL",
+      ).run(at, target.companyId).changes;
+    },
+    openChanges: async (companyIds) => {
+      const out = new Map<number, number>(companyIds.map((c) => [c, 0]));
+      const rows = prepared(
+        sqlite,
+        "SELECT company_id AS c, count(*) AS n FROM schema_changes WHERE acknowledged_at IS NULL GROUP BY company_id",
+      ).all() as { c: number; n: number }[];
+      for (const r of rows) if (out.has(r.c)) out.set(r.c, r.n);
+      return out;
+    },
+  };
+}

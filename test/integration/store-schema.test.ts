@@ -1,0 +1,136 @@
+/** The observed schema through the store port, on every store kind: written by a snapshot, read back, acknowledged. */
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Store } from "../../src/store/port.js";
+import { JSON_TYPES, type ObservedPath } from "../../src/store/port-schema.js";
+import type { StoredRecord } from "../../src/store/port-snapshot.js";
+import { applyOps, COMPANY, insert, OTHER_COMPANY, raw, update } from "../support/snapshots.js";
+import { storeKinds } from "../support/stores.js";
+
+const T1 = "2025-03-01T10:00:00.000Z";
+const T2 = "2025-03-02T10:00:00.000Z";
+
+const path = (over: Partial<ObservedPath> & Pick<ObservedPath, "entity" | "path">): ObservedPath => ({
+  companyId: COMPANY,
+  present: 1,
+  types: Object.fromEntries(JSON_TYPES.map((t) => [t, 0])) as ObservedPath["types"],
+  minNumber: null,
+  maxNumber: null,
+  valuesCapped: false,
+  values: [],
+  firstRunId: 1,
+  firstSeenAt: T1,
+  lastRunId: 1,
+  lastSeenAt: T1,
+  ...over,
+});
+
+describe.each(storeKinds())("the observed schema on $name", (kind) => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await kind.open(await kind.fresh());
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+  afterAll(() => kind.cleanup());
+
+  it("writes a run's paths with their values and its changes, and reads them back", async () => {
+    const screen = path({
+      entity: "plan",
+      path: "screen_shot_type",
+      present: 3,
+      types: { ...path({ entity: "", path: "" }).types, string: 3 },
+      values: [
+        { value: "YES", count: 2 },
+        { value: "NO", count: 1 },
+      ],
+    });
+    const limit = path({
+      entity: "plan",
+      path: "limit",
+      types: { ...screen.types, string: 0, integer: 1 },
+      minNumber: 2,
+      maxNumber: 9.5,
+    });
+    const { runId } = await applyOps(store, T1, () => [
+      {
+        op: "schema.write",
+        write: {
+          paths: [screen, limit],
+          changes: [
+            { entity: "plan", path: "limit", kind: "added", before: null, after: "integer", exampleId: 7 },
+          ],
+        },
+      },
+    ]);
+    expect(await store.schema.observed({ companyId: COMPANY })).toEqual([limit, screen]);
+    expect(await store.schema.observed({ companyId: OTHER_COMPANY })).toEqual([]);
+    const changes = await store.schema.changes({ companyId: COMPANY });
+    expect(changes).toEqual([
+      {
+        id: expect.any(Number),
+        companyId: COMPANY,
+        runId,
+        detectedAt: T1,
+        entity: "plan",
+        path: "limit",
+        kind: "added",
+        before: null,
+        after: "integer",
+        exampleId: 7,
+        acknowledgedAt: null,
+      },
+    ]);
+    // A later write replaces the path whole, values included.
+    await applyOps(store, T2, () => [
+      {
+        op: "schema.write",
+        write: { paths: [{ ...screen, present: 1, values: [{ value: "NO", count: 1 }] }], changes: [] },
+      },
+    ]);
+    expect((await store.schema.observed({})).find((p) => p.path === "screen_shot_type")?.values).toEqual([
+      { value: "NO", count: 1 },
+    ]);
+    expect(await store.schema.openChanges([COMPANY, OTHER_COMPANY])).toEqual(
+      new Map([
+        [COMPANY, 1],
+        [OTHER_COMPANY, 0],
+      ]),
+    );
+    expect(await store.schema.changes({ sinceAt: T2 })).toEqual([]);
+    expect(await store.schema.acknowledge({ companyId: COMPANY }, T2)).toBe(1);
+    expect(await store.schema.changes({ open: true })).toEqual([]);
+    expect((await store.schema.changes({}))[0]?.acknowledgedAt).toBe(T2);
+  });
+
+  it("answers a snapshot's 'stored' operation: the contents it replaced or deleted, and the live ones, in pages", async () => {
+    await applyOps(store, T1, () => [insert(1, "one"), insert(2, "two"), insert(3, "three")]);
+    const pages: StoredRecord[][] = [];
+    await applyOps(store, T2, function* () {
+      yield update(1, "uno");
+      yield { op: "plan.delete", id: 3 };
+      const replaced = (yield {
+        op: "stored",
+        of: "replaced",
+        after: null,
+        limit: 10,
+      }) as unknown as StoredRecord[];
+      pages.push(replaced);
+      let after = null;
+      for (;;) {
+        const page = (yield { op: "stored", of: "live", after, limit: 1 }) as unknown as StoredRecord[];
+        if (!page.length) break;
+        pages.push(page);
+        after = page.at(-1) ?? null;
+      }
+    });
+    expect(pages).toEqual([
+      [
+        { entity: "plan", id: 1, rawJson: raw(1, "one") },
+        { entity: "plan", id: 3, rawJson: raw(3, "three") },
+      ],
+      [{ entity: "plan", id: 1, rawJson: raw(1, "uno") }],
+      [{ entity: "plan", id: 2, rawJson: raw(2, "two") }],
+    ]);
+  });
+});
