@@ -84,7 +84,7 @@ export async function applySnapshot(
         // Let the batch being written go on: its replies arrive as I/O, which awaiting an
         // operation (a microtask) never lets in.
         if (writer.busy && ++n % YIELD_EVERY === 0) await setImmediate();
-        step = ops.next(reply ?? undefined);
+        step = ops.next(reply);
       }
       await writer.flush();
       const end: RunEnd = { ...step.value.run, finishedAt: meta.finishedAt() };

@@ -76,7 +76,12 @@ export class SnapshotWriter {
    * Takes one operation; writes when the batch is full or the operation cannot wait. Answers a
    * "stored" operation with its page (everything before it written first).
    */
-  async add(o: SnapshotOp): Promise<StoredRecord[] | void> {
+  async add(o: SnapshotOp): Promise<StoredRecord[] | undefined> {
+    const reply = await this.#add(o);
+    return Array.isArray(reply) ? reply : undefined;
+  }
+
+  async #add(o: SnapshotOp): Promise<unknown> {
     const { db } = this;
     switch (o.op) {
       case "plan.insert":

@@ -51,7 +51,10 @@ export function applySnapshot(sqlite: Sqlite, meta: SnapshotMeta, ops: SnapshotO
       const touched = new Set<number>();
       const write = writer(sqlite, meta, state.listedAt, touched);
       let step = ops.next();
-      while (!step.done) step = ops.next(write(step.value) ?? undefined);
+      while (!step.done) {
+        const reply = write(step.value);
+        step = ops.next(Array.isArray(reply) ? reply : undefined);
+      }
       const end: RunEnd = { ...step.value.run, finishedAt: meta.finishedAt() };
       finishRun(sqlite, meta.runId, end);
       prepared(
@@ -85,7 +88,7 @@ function writer(
   meta: SnapshotMeta,
   listedAt: string | null,
   touched: Set<number>,
-): (op: SnapshotOp) => StoredRecord[] | void {
+): (op: SnapshotOp) => unknown {
   const at = meta.startedAt;
   const { runId, companyId } = meta;
   const plans = new PlanWriter(sqlite, {
