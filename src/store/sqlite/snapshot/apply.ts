@@ -4,13 +4,7 @@
  * readers see the whole snapshot or none of it.
  */
 import type { RunEnd } from "../../port-runs.js";
-import type {
-  ApplyResult,
-  SnapshotMeta,
-  SnapshotOp,
-  SnapshotOps,
-  StoredRecord,
-} from "../../port-snapshot.js";
+import type { ApplyResult, SnapshotMeta, SnapshotOp, SnapshotOps } from "../../port-snapshot.js";
 import { storedPage } from "../../stored-pages.js";
 import type { Sqlite } from "../connection.js";
 import { prepared } from "../prepared.js";
