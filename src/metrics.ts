@@ -5,7 +5,7 @@
  */
 import type { Queue } from "bullmq";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { RecordOutcome, SyncOutcome, Telemetry } from "./telemetry.js";
+import type { RecordOutcome, SchemaChangeNote, SyncOutcome, Telemetry } from "./telemetry.js";
 
 /** When a company last synced successfully and whether that is too long ago. */
 export interface CompanyFreshness {
@@ -62,6 +62,7 @@ export class Metrics implements Telemetry {
   readonly #httpRetries: Counter<"operation">;
   readonly #rateLimitWaits: Counter<"operation">;
   readonly #rateLimitWaitSeconds: Counter<"operation">;
+  readonly #schemaChanges: Counter<"entity" | "kind">;
   #freshnessRead: Promise<CompanyFreshness[]> | null = null;
 
   constructor(opts: MetricsOptions) {
@@ -117,6 +118,13 @@ export class Metrics implements Telemetry {
       name: "tas_sync_rate_limit_wait_seconds_total",
       help: "Seconds spent waiting out 429s from the service, by operation.",
       labelNames: ["operation"],
+      registers,
+    });
+
+    this.#schemaChanges = new Counter({
+      name: "tas_sync_schema_changes_total",
+      help: "Changes of the service's schema found by sync runs (schema_changes), by entity and kind (added, removed, type_changed, new_value, value_gone).",
+      labelNames: ["entity", "kind"],
       registers,
     });
 
@@ -197,6 +205,10 @@ export class Metrics implements Telemetry {
 
   pushOutcome(outcome: "created" | "exists" | "failed" | "retry", code: string | null): void {
     this.#pushOutcomes.inc({ outcome, code: code ?? "" });
+  }
+
+  schemaChanged(_companyId: number, _runId: number, changes: readonly SchemaChangeNote[]): void {
+    for (const c of changes) this.#schemaChanges.inc({ entity: c.entity, kind: c.kind });
   }
 }
 

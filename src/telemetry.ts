@@ -26,6 +26,18 @@ export interface Telemetry {
   ): void;
   /** A create attempt ended: created, exists, failed (with its reason code) or retry (with the error code). */
   pushOutcome(outcome: "created" | "exists" | "failed" | "retry", code: string | null): void;
+  /** A sync run found the service's schema changed (drift): every change it recorded, in one call. */
+  schemaChanged(companyId: number, runId: number, changes: readonly SchemaChangeNote[]): void;
+}
+
+/** One change a run recorded (schema_changes), as telemetry hears of it. */
+export interface SchemaChangeNote {
+  entity: string;
+  path: string;
+  kind: "added" | "removed" | "type_changed" | "new_value" | "value_gone";
+  before: string | null;
+  after: string | null;
+  exampleId: number | null;
 }
 
 export const noTelemetry: Telemetry = {
@@ -34,4 +46,5 @@ export const noTelemetry: Telemetry = {
   rateLimitWait() {},
   syncFinished() {},
   pushOutcome() {},
+  schemaChanged() {},
 };
