@@ -44,6 +44,7 @@ export async function runSyncCommand(cfg: Config, opts: SyncCommandOptions): Pro
         logger: opts.logger,
         leaseMs: cfg.sync.leaseMs,
         readAheadBytes: cfg.sync.readAheadBytes,
+        schema: cfg.schema,
         ...(opts.signal ? { signal: opts.signal } : {}),
         ...(view ? { onProgress: (p) => view.update(p) } : {}),
       }),

@@ -62,6 +62,7 @@ export class SyncQueue extends OwnedQueue {
             logger,
             leaseMs: cfg.sync.leaseMs,
             readAheadBytes: cfg.sync.readAheadBytes,
+            schema: cfg.schema,
             ...(this.deps.telemetry ? { telemetry: this.deps.telemetry } : {}),
             ...(this.deps.signal ? { signal: this.deps.signal } : {}),
           },

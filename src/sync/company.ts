@@ -14,6 +14,7 @@ import { emptyCounts, type Owner } from "../store/port-runs.js";
 import { noTelemetry, type Telemetry } from "../telemetry.js";
 import { fetchSnapshot } from "./fetch.js";
 import { holdLease, LEASE_MS } from "./lease.js";
+import { type ObserveSettings, RunObserver } from "./observing.js";
 import { thisProcess } from "./owner.js";
 import { type CompanySyncResult, type RunEnding, RunRecorder, skipped } from "./run.js";
 import { snapshotOps } from "./snapshot.js";
@@ -40,7 +41,21 @@ export interface SyncDeps {
   leaseMs?: number;
   /** Bytes of new or changed plans read during the download (the rest while applying). */
   readAheadBytes?: number;
+  /** How to observe the service's schema (the config's schema.*); default: observe, evolve. */
+  schema?: SchemaSettings;
 }
+
+export interface SchemaSettings {
+  observe: boolean;
+  valueCap: number;
+  contract: ObserveSettings["contract"];
+}
+
+const DEFAULT_SCHEMA: SchemaSettings = {
+  observe: true,
+  valueCap: 50,
+  contract: { plan: "evolve", scheduled_report: "evolve" },
+};
 
 export interface CompanySyncInput {
   companyId: number;
@@ -111,8 +126,10 @@ async function fetchAndApply(
   const checkAbort = () => {
     if (signal.aborted) throw signal.reason;
   };
+  const schema = deps.schema ?? DEFAULT_SCHEMA;
   for (let attempt = 1; ; attempt++) {
     const index = await store.snapshots.index(companyId, input.reportIds);
+    const observer = schema.observe ? await observerFor(store, companyId, schema) : null;
     const fetched = await fetchSnapshot(client, input.reportIds, index, {
       signal,
       checkAbort,
@@ -139,9 +156,18 @@ async function fetchAndApply(
           generation: index.generation,
           finishedAt: () => clock().toISOString(),
         },
-        snapshotOps(index, { ...state, plans: fetched.plans, reports: fetched.reports }),
+        snapshotOps(index, {
+          ...state,
+          runId,
+          startedAt,
+          observer,
+          plans: fetched.plans,
+          reports: fetched.reports,
+        }),
         signal,
       );
+      if (applied.applied && observer?.changes.length)
+        deps.telemetry?.schemaChanged(companyId, runId, observer.changes);
       if (applied.applied)
         return {
           kind: "applied",
@@ -160,4 +186,13 @@ async function fetchAndApply(
       fetched.dispose();
     }
   }
+}
+
+/** The run's observer, with what the store knows of the company's schema now. */
+async function observerFor(store: Store, companyId: number, s: SchemaSettings): Promise<RunObserver> {
+  const [known, changes] = await Promise.all([
+    store.schema.observed({ companyId }),
+    store.schema.changes({ companyId }),
+  ]);
+  return new RunObserver({ valueCap: s.valueCap, contract: s.contract, known, changes }, companyId);
 }

@@ -39,6 +39,8 @@ export class PlanListReceiver {
   bytes = 0;
   /** Known plans whose content arrived unchanged: id -> position of that element. */
   matched = new Map<number, number>();
+  /** The bytes of those that were deleted and come back (rare): their content is observed again. */
+  revivals = new Map<number, Buffer>();
   /** New or changed elements within the budget: copies of their bytes, read by `readAhead`. */
   #ahead: { position: number; hash: string; bytes: Buffer }[] = [];
   #aheadBytes = 0;
@@ -60,6 +62,7 @@ export class PlanListReceiver {
     // A second identical copy is read like a new element: it is then rejected as a duplicate.
     if (known !== undefined && !this.matched.has(known)) {
       this.matched.set(known, position);
+      if (this.#plans.byId.get(known)?.deleted) this.revivals.set(known, Buffer.from(bytes));
       return;
     }
     if (this.#aheadBytes + bytes.length <= this.#readAhead) {
@@ -116,6 +119,7 @@ export class PlanListReceiver {
     this.count = 0;
     this.bytes = 0;
     this.matched = new Map();
+    this.revivals = new Map();
     this.#ahead = [];
     this.#aheadBytes = 0;
     this.#read = [];

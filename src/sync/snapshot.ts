@@ -3,13 +3,15 @@
  * index read before the download. The store runs it inside its transaction; the only work left
  * for then is reading the spooled elements (those past the read-ahead budget).
  */
-import { AccessDeniedError, type ApiError, NotFoundError } from "../api/errors.js";
-import { readReport } from "../normalize/index.js";
+import type { ApiError } from "../api/errors.js";
+import { normalizePlan } from "../normalize/index.js";
 import type { RunCounts, RunEnd } from "../store/port-runs.js";
 import type { SnapshotEnd, SnapshotIndex, SnapshotOp, SnapshotOps } from "../store/port-snapshot.js";
-import { contentHash, type PlanListReceiver } from "./plan-list.js";
+import type { RunObserver } from "./observing.js";
+import type { PlanListReceiver } from "./plan-list.js";
+import { type ReportFetch, reportOps } from "./report-ops.js";
 
-export type ReportFetch = { id: number; text: string } | { id: number; error: ApiError };
+export type { ReportFetch };
 
 /** The plan list: received whole, received up to a failure, or not at all. */
 export type PlanList =
@@ -20,6 +22,11 @@ export type PlanList =
 
 export interface SnapshotInput {
   companyId: number;
+  /** The run's id and start: they stamp its observations. */
+  runId: number;
+  startedAt: string;
+  /** Observes the service's schema as the records go (null: schema.observe is off). */
+  observer: RunObserver | null;
   plans: PlanList;
   reports: readonly ReportFetch[];
   counts: RunCounts;
@@ -33,7 +40,8 @@ export interface SnapshotInput {
 const MAX_TAIL_CHARS = 64 * 1024;
 
 export function* snapshotOps(index: SnapshotIndex, input: SnapshotInput): SnapshotOps {
-  const { errors } = input;
+  const { errors, observer } = input;
+  if (observer) yield* observer.countStored(index.plans.byId.size > 0 || index.reports.size > 0);
   let plans = { ok: false, listed: false };
   if ("error" in input.plans) {
     // A failed list writes nothing and deletes nothing.
@@ -44,6 +52,11 @@ export function* snapshotOps(index: SnapshotIndex, input: SnapshotInput): Snapsh
     plans = yield* planOps(index, input, input.plans);
   }
   const reportErrors = yield* reportOps(index, input, plans.ok);
+  if (observer) {
+    yield* observer.uncountReplaced();
+    const write = observer.finish(input.runId, input.startedAt, plans.listed);
+    if (write) yield write;
+  }
   const status = statusOf(!("error" in input.plans), errors.length, reportErrors, input.reports.length);
   const run: Omit<RunEnd, "finishedAt"> = {
     status,
@@ -114,8 +127,17 @@ function* planOps(
       yield reject(r.id, twice(r.id, fresh.position, first, "the later copy (as stored)"), null);
     }
     seen.set(r.id, fresh.position);
+    let rows = plan;
+    if (input.observer) {
+      const verdict = input.observer.take("plan", r.wire, r.id);
+      if (!verdict.ok) {
+        yield reject(r.id, verdict.reason, r.text);
+        continue;
+      }
+      if (verdict.stripped) rows = normalizePlan(verdict.wire);
+    }
     const known = byId.has(r.id);
-    yield { op: known ? "plan.update" : "plan.insert", plan, rawJson: r.text, hash: fresh.hash };
+    yield { op: known ? "plan.update" : "plan.insert", plan: rows, rawJson: r.text, hash: fresh.hash };
     if (known) counts.updated++;
     else counts.inserted++;
   }
@@ -123,6 +145,8 @@ function* planOps(
   for (const id of list.matched.keys()) {
     if (overridden.has(id)) continue;
     if (list.isRevival(id)) {
+      const bytes = list.revivals.get(id);
+      if (bytes) input.observer?.revived("plan", bytes, id);
       yield { op: "plan.revive", id, hash: (byId.get(id) as { hash: string }).hash };
       counts.updated++;
     } else {
@@ -189,72 +213,6 @@ function* heldBack(
   errors.push(`plans: deletions held back: ${message}`);
   yield planError("DELETIONS_HELD_BACK", null, message);
   return missing;
-}
-
-/** Returns how many reports could not be fetched (not counting a 404 that means deleted). */
-function* reportOps(
-  index: SnapshotIndex,
-  input: SnapshotInput,
-  plansOk: boolean,
-): Generator<SnapshotOp, number> {
-  const { counts, errors } = input;
-  let failures = 0;
-  const reject = (id: number, reason: string, text: string): SnapshotOp => {
-    counts.rejected++;
-    return { op: "reject", entity: "scheduled_report", entityId: id, reason, rawJson: text };
-  };
-  for (const f of input.reports) {
-    const known = index.reports.get(f.id);
-    if ("error" in f) {
-      const e = f.error;
-      // The report is gone from the service: a 404 that says NOT_FOUND, from a service that
-      // answered the plan list in this run (a wrong base URL 404s everything, as HTML).
-      if (e instanceof NotFoundError && e.symbolic === "NOT_FOUND" && plansOk) {
-        if (known && !known.deleted) {
-          yield { op: "report.delete", id: f.id };
-          counts.deleted++;
-        }
-        continue;
-      }
-      failures++;
-      const hint = e instanceof AccessDeniedError ? " (the user lacks permission for this report)" : "";
-      errors.push(`report ${f.id}: ${e.message}${hint}`);
-      yield {
-        op: "error",
-        entity: "scheduled_report",
-        entityId: f.id,
-        code: e.code,
-        httpStatus: e.status ?? null,
-        message: e.message,
-      };
-      continue;
-    }
-    counts.fetched++;
-    const r = readReport(f.text, input.companyId);
-    if (!r.ok) {
-      yield reject(r.id ?? f.id, r.reason, f.text);
-      continue;
-    }
-    if (r.id !== f.id) {
-      yield reject(f.id, `asked for report ${f.id}, the service answered with report ${r.id}`, f.text);
-      continue;
-    }
-    const hash = contentHash(f.text);
-    if (known && known.hash === hash) {
-      if (known.deleted) {
-        yield { op: "report.revive", id: f.id, hash };
-        counts.updated++;
-      } else {
-        yield { op: "report.touch", id: f.id };
-        counts.unchanged++;
-      }
-      continue;
-    }
-    yield { op: "report.write", report: r.normalized, rawJson: f.text, hash, known: known !== undefined };
-    if (known) counts.updated++;
-    else counts.inserted++;
-  }
-  return failures;
 }
 
 /**

@@ -17,7 +17,7 @@ import {
   startSimulator,
 } from "../../src/simulator/server.js";
 import type { Store } from "../../src/store/port.js";
-import { type CompanySyncResult, syncCompany } from "../../src/sync/company.js";
+import { type CompanySyncResult, type SchemaSettings, syncCompany } from "../../src/sync/company.js";
 import { rowStamp, type Sql, type StoreKind, sqlOn } from "../support/stores.js";
 
 export const logger = createLogger({ level: "silent", pretty: false });
@@ -33,6 +33,8 @@ export interface SyncOptions {
   client?: TasClient;
   /** Sync into another store (same simulator). */
   store?: Store;
+  /** How the run observes the service's schema (default: observe, evolve). */
+  schema?: SchemaSettings;
 }
 
 /** `rows` and `scalar` run on the harness's store; `sqlOn` checks another one. */
@@ -108,6 +110,7 @@ export async function startHarness(
         client: o.client ?? client(companyId),
         logger,
         ...(at ? { now: () => new Date(at) } : {}),
+        ...(o.schema ? { schema: o.schema } : {}),
       },
       { companyId, reportIds: o.reportIds ?? reportIdsOf(sim, companyId), trigger: "test" },
     );

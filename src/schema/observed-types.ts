@@ -1,0 +1,60 @@
+/**
+ * The shapes of the observed schema (schema_paths, schema_values, schema_changes) as the
+ * observer (src/observe/) makes them and the store (port-schema.ts) keeps them.
+ */
+
+export const JSON_TYPES = ["string", "integer", "number", "boolean", "null", "object", "array"] as const;
+export type JsonType = (typeof JSON_TYPES)[number];
+
+export const CHANGE_KINDS = ["added", "removed", "type_changed", "new_value", "value_gone"] as const;
+export type SchemaChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** One observed path of a company's entity; path "" is the entity itself. */
+export interface ObservedPath {
+  companyId: number;
+  entity: string;
+  path: string;
+  /** Values at the path in the records the mirror holds. */
+  present: number;
+  /** Values of each JSON type at the path. */
+  types: Record<JsonType, number>;
+  minNumber: number | null;
+  maxNumber: number | null;
+  /** More distinct strings than schema.valueCap: `values` is null. */
+  valuesCapped: boolean;
+  /** String values with their counts (none when capped or no strings). */
+  values: { value: string; count: number }[];
+  firstRunId: number | null;
+  firstSeenAt: string | null;
+  lastRunId: number | null;
+  lastSeenAt: string | null;
+}
+
+export interface SchemaChange {
+  id: number;
+  companyId: number;
+  runId: number;
+  detectedAt: string;
+  entity: string;
+  path: string;
+  kind: SchemaChangeKind;
+  before: string | null;
+  after: string | null;
+  exampleId: number | null;
+  acknowledgedAt: string | null;
+}
+
+/** A change as a run writes it (its id and acknowledgement come from the store). */
+export type NewSchemaChange = Omit<
+  SchemaChange,
+  "id" | "acknowledgedAt" | "companyId" | "runId" | "detectedAt"
+>;
+
+/**
+ * What a run's transaction writes: the paths it touched, whole, as they now are (each with all
+ * its values, which replace the stored ones), and the changes it found.
+ */
+export interface SchemaWrite {
+  paths: ObservedPath[];
+  changes: NewSchemaChange[];
+}

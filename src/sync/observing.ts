@@ -1,0 +1,154 @@
+/**
+ * A run's observation of the service (src/observe/), as the snapshot's operations see it: the
+ * records it stores count +1, the contents it replaces or deletes -1 (asked of the store at the
+ * end), and the contract decides on each new or changed record first. Its last operation writes
+ * the paths it touched and the changes it found.
+ */
+import { AcceptedSchema, type ContractMode } from "../observe/contract.js";
+import { Observation } from "../observe/observation.js";
+import type { RecordKind } from "../observe/paths.js";
+import { settle } from "../observe/settle.js";
+import type { NewSchemaChange, ObservedPath, SchemaChange } from "../store/port-schema.js";
+import type { SnapshotOp, StoredKey, StoredRecord } from "../store/port-snapshot.js";
+
+/** How a sync observes: from the config (schema.*), and what the store knows of the company. */
+export interface ObserveSettings {
+  valueCap: number;
+  contract: Record<RecordKind, ContractMode>;
+  known: readonly ObservedPath[];
+  /** The company's change log (open and acknowledged). */
+  changes: readonly SchemaChange[];
+}
+
+const PAGE = 2000;
+
+export type Verdict<W> = { ok: true; wire: W; stripped: boolean } | { ok: false; reason: string };
+
+export class RunObserver {
+  readonly #obs: Observation;
+  /** Records refused by the contract: observed for their changes only, never counted. */
+  readonly #refused: Observation;
+  readonly #accepted: AcceptedSchema;
+  /** Nothing was known of the company: this run sets the baseline (no change rows, no contract). */
+  readonly baseline: boolean;
+  /** The changes the run recorded, once `finish` ran. */
+  changes: NewSchemaChange[] = [];
+
+  constructor(
+    private readonly s: ObserveSettings,
+    private readonly companyId: number,
+  ) {
+    this.#obs = new Observation(s.valueCap);
+    this.#refused = new Observation(s.valueCap);
+    this.#accepted = new AcceptedSchema(s.known, s.changes);
+    this.baseline = s.known.length === 0;
+  }
+
+  /** On a baseline, counts the records the company has (the first sync that observes them). */
+  *countStored(hasRecords: boolean): Generator<SnapshotOp, void, StoredRecord[] | undefined> {
+    if (!this.baseline || !hasRecords) return;
+    yield* this.#pages("live", 1);
+  }
+
+  /** A new or changed record, read: counted, or refused by the contract (then `reason` says why). */
+  take<W extends Record<string, unknown>>(kind: RecordKind, wire: W, id: number): Verdict<W> {
+    const touches = this.#obs.walk(kind, wire);
+    const mode = this.s.contract[kind];
+    if (mode === "freeze" && !this.baseline) {
+      const reason = this.#accepted.refusal(touches);
+      if (reason) {
+        this.#refused.count(this.#refused.walk(kind, wire), 1, id);
+        return { ok: false, reason };
+      }
+    }
+    this.#obs.count(touches, 1, id);
+    if (mode !== "discard_value" || this.baseline || kind !== "plan")
+      return { ok: true, wire, stripped: false };
+    const kept = this.#accepted.stripPlan(wire) as W;
+    return { ok: true, wire: kept, stripped: kept !== wire };
+  }
+
+  /** A stored record back as it was (a deleted one revived): counted. */
+  revived(kind: RecordKind, text: string | Buffer, id: number): void {
+    const value = parse(text);
+    if (value !== undefined) this.#obs.record(kind, value, 1, id);
+  }
+
+  /** At the end of the snapshot: takes back what the contents it replaced or deleted had added. */
+  *uncountReplaced(): Generator<SnapshotOp, void, StoredRecord[] | undefined> {
+    yield* this.#pages("replaced", -1);
+  }
+
+  /** The operation that writes the run's observations and changes, or none when nothing moved. */
+  finish(runId: number, at: string, plansListed: boolean): SnapshotOp | null {
+    const ctx = {
+      companyId: this.companyId,
+      runId,
+      at,
+      valueCap: this.s.valueCap,
+      plansListed,
+      baseline: this.baseline,
+    };
+    const write = settle(this.s.known, this.#obs, ctx);
+    if (!this.baseline) write.changes.push(...refusedChanges(this.#refused, write, this.s));
+    this.changes = write.changes;
+    return write.paths.length || write.changes.length ? { op: "schema.write", write } : null;
+  }
+
+  *#pages(of: "replaced" | "live", sign: 1 | -1): Generator<SnapshotOp, void, StoredRecord[] | undefined> {
+    let after: StoredKey | null = null;
+    for (;;) {
+      const page: StoredRecord[] = (yield { op: "stored", of, after, limit: PAGE }) ?? [];
+      for (const r of page) {
+        const value = parse(r.rawJson);
+        // A plan another company held, taken over by this one: its old content was not ours.
+        if (
+          value === undefined ||
+          (r.entity === "plan" && (value as { company_id?: unknown }).company_id !== this.companyId)
+        )
+          continue;
+        this.#obs.record(r.entity, value, sign, r.id);
+      }
+      if (page.length < PAGE) return;
+      after = page.at(-1) ?? null;
+    }
+  }
+}
+
+/**
+ * Changes of records the contract refused, so that a person sees them and can acknowledge them
+ * (after which they are accepted): a path or a type the run did not store, unless an open change
+ * says it already.
+ */
+function refusedChanges(
+  refused: Observation,
+  write: ReturnType<typeof settle>,
+  s: ObserveSettings,
+): NewSchemaChange[] {
+  const refusedRun = settle([...s.known], refused, {
+    companyId: 0,
+    runId: 0,
+    at: "",
+    valueCap: s.valueCap,
+    plansListed: false,
+    baseline: false,
+  });
+  const said = new Set(
+    [...s.changes.filter((c) => c.acknowledgedAt === null), ...write.changes].map(
+      (c) => `${c.entity}\u0000${c.path}\u0000${c.kind}\u0000${c.after ?? ""}`,
+    ),
+  );
+  return refusedRun.changes.filter(
+    (c) =>
+      (c.kind === "added" || c.kind === "type_changed") &&
+      !said.has(`${c.entity}\u0000${c.path}\u0000${c.kind}\u0000${c.after ?? ""}`),
+  );
+}
+
+function parse(text: string | Buffer): unknown {
+  try {
+    return JSON.parse(typeof text === "string" ? text : text.toString("utf8")) as unknown;
+  } catch {
+    return undefined;
+  }
+}
