@@ -24,8 +24,8 @@ export interface ChildInput {
   companyId: number;
   /** A SQLite path or a postgres:// URL (raw, sync). */
   database?: string;
-  /** Observe the schema of the records (sync); null: the config's default. */
-  observe?: boolean | null;
+  /** Observe the schema of the records (sync); default: the config's default (on). */
+  observe?: boolean;
 }
 
 export interface ChildResult {
