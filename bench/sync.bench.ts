@@ -155,6 +155,23 @@ async function sqlitePhase(sim: Sim, dir: string, report: Report): Promise<void>
     300,
     (v) => `${fmt(v)}`,
   );
+
+  // The same syncs without observing the records' schema (schema.observe false): what observing costs.
+  console.log("");
+  const off = await bestOf(
+    ROUNDS,
+    () => runChild({ mode: "sync", ...sim, database: fresh(), observe: false }),
+    (r) => r.ms,
+  );
+  const offResync = Math.min(...off.all.map((r) => r.resyncMs ?? 0));
+  report.figure("full sync, schema.observe off", `${ms(off.best.ms)} ${all(off.all, (r) => r.ms)}`);
+  report.figure(
+    "no-change re-sync, schema.observe off",
+    `${ms(offResync)} ${all(off.all, (r) => r.resyncMs)}`,
+  );
+  report.figure("peak RSS, schema.observe off", `${fmt(Math.max(...off.all.map((r) => r.rssMb)))} MB`);
+  report.target("full sync, observing / not", s.ms / off.best.ms, "at most", 1.1, x);
+  report.target("no-change re-sync, observing / not", (resync.resyncMs ?? 0) / offResync, "at most", 1.05, x);
 }
 
 async function postgresPhase(sim: Sim, report: Report): Promise<void> {
