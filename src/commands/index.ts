@@ -3,7 +3,7 @@
  * texts and option specs only. Each command's implementation is imported when it runs, so
  * `--help` and `<command> --help` load none of undici, BullMQ, SQLite, drizzle, pino or zod.
  */
-import { demoSpec, migrateSpec, querySpec, syncSpec } from "./catalog/pull.js";
+import { demoSpec, migrateSpec, querySpec, replaySpec, syncSpec } from "./catalog/pull.js";
 import {
   pushFailuresSpec,
   pushSpec,
@@ -23,6 +23,7 @@ export const commands: Command[] = [
   retryFailedSpec,
   resumePushSpec,
   setParentIdSpec,
+  replaySpec,
   migrateSpec,
   querySpec,
   simulateSpec,

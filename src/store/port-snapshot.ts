@@ -35,11 +35,14 @@ export type SnapshotOp =
   | { op: "plan.update"; plan: PlanRowSet; rawJson: string; hash: string }
   /** A deleted plan came back with the content it had. */
   | { op: "plan.revive"; id: number; hash: string }
+  /** A stored plan's rows made again from its stored text (replay): no new version, no sighting. */
+  | { op: "plan.renormalize"; plan: PlanRowSet; rawJson: string; hash: string }
   /** Seen, unchanged, in a list whose deletions were held back (a complete list says it for all). */
   | { op: "plan.seen"; id: number }
   | { op: "plan.delete"; id: number }
   | { op: "report.write"; report: ReportRowSet; rawJson: string; hash: string; known: boolean }
   | { op: "report.revive"; id: number; hash: string }
+  | { op: "report.renormalize"; report: ReportRowSet }
   | { op: "report.touch"; id: number }
   | { op: "report.delete"; id: number }
   | {
@@ -55,9 +58,11 @@ export type SnapshotOp =
   /**
    * Asks for stored records' JSON text, in pages by id (`after` the last id of the previous
    * page): `replaced` the contents this snapshot replaced or deleted so far (what they were),
-   * `live` every live record of the company. The store answers it: the reply to this yield.
+   * `live` every live record of the company, `rejected` the records the company's newest
+   * sync (not a replay) rejected (with their id and text). The store answers it: the reply to this
+   * yield.
    */
-  | { op: "stored"; of: "replaced" | "live"; after: StoredKey | null; limit: number };
+  | { op: "stored"; of: "replaced" | "live" | "rejected"; after: StoredKey | null; limit: number };
 
 /** Where a page of stored records ends: the next page starts after it. */
 export interface StoredKey {

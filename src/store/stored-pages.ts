@@ -13,8 +13,22 @@ const SOURCES = {
            JOIN scheduled_reports r ON r.id = v.id
            WHERE v.valid_to = :at AND r.company_id = :company AND v.id > :after ORDER BY v.id LIMIT :limit`,
   },
+  rejected: {
+    plan: `SELECT entity_id AS id, raw_json AS raw FROM rejected_records
+           WHERE run_id = (SELECT max(id) FROM sync_runs WHERE company_id = :company AND trigger <> 'replay'
+               AND status IN ('succeeded', 'partial')) AND entity = 'plan'
+             AND entity_id IS NOT NULL AND raw_json IS NOT NULL AND entity_id > :after
+           ORDER BY entity_id LIMIT :limit`,
+    scheduled_report: `SELECT entity_id AS id, raw_json AS raw FROM rejected_records
+           WHERE run_id = (SELECT max(id) FROM sync_runs WHERE company_id = :company AND trigger <> 'replay'
+               AND status IN ('succeeded', 'partial'))
+             AND entity = 'scheduled_report' AND entity_id IS NOT NULL AND raw_json IS NOT NULL
+             AND entity_id > :after
+           ORDER BY entity_id LIMIT :limit`,
+  },
   live: {
     plan: `SELECT id, raw_json AS raw FROM plans WHERE company_id = :company AND deleted_at IS NULL AND id > :after
+            
            ORDER BY id LIMIT :limit`,
     scheduled_report: `SELECT id, raw_json AS raw FROM scheduled_reports
            WHERE company_id = :company AND deleted_at IS NULL AND id > :after ORDER BY id LIMIT :limit`,
@@ -33,7 +47,7 @@ export interface PageQuery {
  * PostgreSQL awaits it.
  */
 export function* storedPage(
-  of: "replaced" | "live",
+  of: "replaced" | "live" | "rejected",
   ctx: { at: string; company: number },
   after: StoredKey | null,
   limit: number,

@@ -14,12 +14,13 @@ import { emptyCounts, type Owner } from "../store/port-runs.js";
 import { noTelemetry, type Telemetry } from "../telemetry.js";
 import { fetchSnapshot } from "./fetch.js";
 import { holdLease, LEASE_MS } from "./lease.js";
-import { type ObserveSettings, RunObserver } from "./observing.js";
 import { thisProcess } from "./owner.js";
 import { type CompanySyncResult, type RunEnding, RunRecorder, skipped } from "./run.js";
+import { DEFAULT_SCHEMA, observerFor, type SchemaSettings } from "./schema-settings.js";
 import { snapshotOps } from "./snapshot.js";
 
 export type { CompanySyncResult } from "./run.js";
+export type { SchemaSettings } from "./schema-settings.js";
 
 export interface SyncProgress {
   companyId: number;
@@ -44,18 +45,6 @@ export interface SyncDeps {
   /** How to observe the service's schema (the config's schema.*); default: observe, evolve. */
   schema?: SchemaSettings;
 }
-
-export interface SchemaSettings {
-  observe: boolean;
-  valueCap: number;
-  contract: ObserveSettings["contract"];
-}
-
-const DEFAULT_SCHEMA: SchemaSettings = {
-  observe: true,
-  valueCap: 50,
-  contract: { plan: "evolve", scheduled_report: "evolve" },
-};
 
 export interface CompanySyncInput {
   companyId: number;
@@ -186,13 +175,4 @@ async function fetchAndApply(
       fetched.dispose();
     }
   }
-}
-
-/** The run's observer, with what the store knows of the company's schema now. */
-async function observerFor(store: Store, companyId: number, s: SchemaSettings): Promise<RunObserver> {
-  const [known, changes] = await Promise.all([
-    store.schema.observed({ companyId }),
-    store.schema.changes({ companyId }),
-  ]);
-  return new RunObserver({ valueCap: s.valueCap, contract: s.contract, known, changes }, companyId);
 }

@@ -4,12 +4,15 @@
  * end), and the contract decides on each new or changed record first. Its last operation writes
  * the paths it touched and the changes it found.
  */
+import { normalizePlan } from "../normalize/index.js";
 import { AcceptedSchema, type ContractMode } from "../observe/contract.js";
 import { Observation } from "../observe/observation.js";
 import type { RecordKind } from "../observe/paths.js";
 import { settle } from "../observe/settle.js";
+import type { PlanRowSet } from "../schema/index.js";
 import type { NewSchemaChange, ObservedPath, SchemaChange } from "../store/port-schema.js";
 import type { SnapshotOp, StoredKey, StoredRecord } from "../store/port-snapshot.js";
+import type { WirePlan } from "../wire/schemas.js";
 
 /** How a sync observes: from the config (schema.*), and what the store knows of the company. */
 export interface ObserveSettings {
@@ -66,6 +69,16 @@ export class RunObserver {
       return { ok: true, wire, stripped: false };
     const kept = this.#accepted.stripPlan(wire) as W;
     return { ok: true, wire: kept, stripped: kept !== wire };
+  }
+
+  /**
+   * Under discard_value, a stored plan's rows without the paths outside the schema (replay);
+   * null when nothing is to be left out.
+   */
+  strip(wire: Record<string, unknown>): PlanRowSet | null {
+    if (this.s.contract.plan !== "discard_value" || this.baseline) return null;
+    const kept = this.#accepted.stripPlan(wire);
+    return kept === wire ? null : normalizePlan(kept as WirePlan);
   }
 
   /** A stored record back as it was (a deleted one revived): counted. */

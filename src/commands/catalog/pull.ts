@@ -25,6 +25,34 @@ Exit codes: 0 every company succeeded (or was skipped); 1 a company failed; 2 ba
   load: () => import("../pull.js").then((m) => m.runSync),
 };
 
+export const replaySpec: CommandSpec = {
+  name: "replay",
+  summary: "make the stored plans and reports into rows again, without calling the service",
+  help: `Usage: tas-sync replay [--company ID] [--config PATH]
+
+Reads the JSON text the mirror keeps of every live plan and report of each configured company,
+and writes their rows and child rows again with this version's reader and the config's
+schema contract: after an upgrade that adds columns, or after a contract change (a
+discard_value contract then strips the JSON the columns keep). The records the company's
+newest sync rejected are read again too, and admitted when they read now (after switching
+from freeze to evolve, say): they get a new version.
+
+It calls no service and needs none of its secrets. It is idempotent: a stored record keeps its
+version and its sightings. One transaction per company, under the company's lease (a company
+being synced is skipped), recorded as a run with trigger "replay" (which does not count as a
+sync for freshness). Prints one summary line per company: unchanged = records rewritten,
+inserted/updated = records admitted, rejected = records that still do not read.
+
+Options:
+  --company ID        replay only this configured company
+
+Exit codes: 0 every company replayed; 1 a company failed; 2 bad usage or config; 3 a stored
+            record no longer reads (its rows were left as they are).`,
+  options: { company: { type: "string" } },
+  readOnly: true,
+  load: () => import("../replay.js").then((m) => m.runReplay),
+};
+
 export const migrateSpec: CommandSpec = {
   name: "migrate",
   summary: "create or upgrade the database schema",

@@ -56,3 +56,29 @@ export function overwrite(table: SQLiteTable, keep: readonly string[]): string {
     .map(([, col]) => `"${col.name}" = excluded."${col.name}"`)
     .join(", ");
 }
+
+/**
+ * An UPDATE of a row's columns but `keep` (by key), by its primary key `id`, run straight from a
+ * row object like compileInsert's writers.
+ */
+export function compileUpdate<R extends { id?: unknown }>(
+  sqlite: Sqlite,
+  table: SQLiteTable,
+  keep: readonly string[],
+): (row: R) => BetterSqlite3.RunResult {
+  const { name } = getTableConfig(table);
+  const entries = Object.entries(getTableColumns(table)).filter(
+    ([key]) => key !== "id" && !keep.includes(key),
+  );
+  const sets = entries.map(([, col]) => `"${col.name}" = ?`).join(", ");
+  const args = entries.map(([key, col]) => {
+    const read = `r[${JSON.stringify(key)}]`;
+    return col.dataType === "boolean" ? `toBool(${read})` : `${read} ?? null`;
+  });
+  const stmt = sqlite.prepare(`UPDATE "${name}" SET ${sets} WHERE "id" = ?`);
+  // Compiled once per table, from our own schema: no outside input reaches the source.
+  return new Function("stmt", "toBool", `return (r) => stmt.run(${[...args, 'r["id"]'].join(", ")});`)(
+    stmt,
+    toBool,
+  ) as (row: R) => BetterSqlite3.RunResult;
+}

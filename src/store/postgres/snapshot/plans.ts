@@ -28,6 +28,12 @@ const copyPlans = copyTable(plans);
 /** The session's staging table of rows that replace others (a temporary table, emptied at commit). */
 const STAGING = "tas_plans_in";
 const PLAN_COLUMNS = Object.values(getTableColumns(plans)).map((c) => `"${c.name}"`);
+/** Bookkeeping columns a replay's rewrite leaves as they are. */
+const KEPT_BY_REWRITE = new Set(["id", "first_seen_at", "seen_at", "deleted_at", "raw_json", "content_hash"]);
+const REWRITE_FROM_STAGING = `UPDATE plans p SET ${Object.values(getTableColumns(plans))
+  .filter((c) => !KEPT_BY_REWRITE.has(c.name))
+  .map((c) => `"${c.name}" = s."${c.name}"`)
+  .join(", ")} FROM tas_plans_in s WHERE p.id = s.id`;
 const UPSERT_FROM_STAGING = `INSERT INTO plans (${PLAN_COLUMNS.join(", ")}) SELECT ${PLAN_COLUMNS.join(", ")} FROM ${STAGING}
   ON CONFLICT (id) DO UPDATE SET ${Object.values(getTableColumns(plans))
     .filter((c) => c.name !== "id" && c.name !== "first_seen_at")
@@ -98,11 +104,13 @@ const CHUNK_CHARS = 64 * 1024;
 export class PlanBatch {
   /** Per plan: its id, whether the company has it, its `plans` line, its new mobile apps. */
   readonly plans: { id: number; known: boolean; line: Buffer; apps: MobileAppRow[] }[] = [];
+  /** Plans whose rows are made again from their stored text (replay): same content, no version. */
+  readonly rewrites: { id: number; line: Buffer }[] = [];
   readonly children = CHILDREN.map(() => new TextChunks());
   readonly versions = new TextChunks();
 
   get size(): number {
-    return this.plans.length;
+    return this.plans.length + this.rewrites.length;
   }
 }
 
@@ -146,6 +154,23 @@ export class PlanWriter {
     );
   }
 
+  /** Adds a stored plan's rows made again from its stored text (replay): no version, no sighting. */
+  renderRewrite(batch: PlanBatch, n: PlanRowSet, rawJson: string, hash: string): void {
+    const { at } = this.ctx;
+    const line = copyPlans.line(n.plan, {
+      rawJson,
+      contentHash: hash,
+      firstSeenAt: at,
+      seenAt: at,
+      deletedAt: null,
+    });
+    batch.rewrites.push({ id: n.plan.id as number, line: Buffer.from(line) });
+    for (const [k, child] of CHILDREN.entries()) {
+      const chunks = batch.children[k] as TextChunks;
+      for (const r of n[child.key]) chunks.add(child.copy.line(r));
+    }
+  }
+
   /**
    * Writes a batch: rows that exist are replaced (first_seen_at kept) through a staging table,
    * the rest copied; children replaced; a version opened for each plan.
@@ -155,11 +180,14 @@ export class PlanWriter {
     const items = batch.plans;
     const exists = await this.#existing(db, items);
     const replaced = items.filter((i) => exists.has(i.id));
-    if (replaced.length) {
-      const ids = replaced.map((i) => i.id);
-      await this.#versions.replace(db, ids, this.ctx.at);
-      for (const child of CHILDREN) await run(db, child.delete, [ids]);
-    }
+    if (replaced.length)
+      await this.#versions.replace(
+        db,
+        replaced.map((i) => i.id),
+        this.ctx.at,
+      );
+    const emptied = [...replaced.map((i) => i.id), ...batch.rewrites.map((r) => r.id)];
+    if (emptied.length) for (const child of CHILDREN) await run(db, child.delete, [emptied]);
     // By id: applies of two companies that share an app then lock its row in the same order.
     await upsertApps(
       db,
@@ -173,25 +201,33 @@ export class PlanWriter {
         fresh.map((i) => i.line),
       );
     if (replaced.length)
-      await this.#replaceRows(
+      await this.#viaStaging(
         db,
         replaced.map((i) => i.line),
+        UPSERT_FROM_STAGING,
+      );
+    if (batch.rewrites.length)
+      await this.#viaStaging(
+        db,
+        batch.rewrites.map((r) => r.line),
+        REWRITE_FROM_STAGING,
       );
     for (const [k, child] of CHILDREN.entries()) {
       const buffers = (batch.children[k] as TextChunks).buffers();
       if (buffers.length) await copyText(db, child.copy.statement, buffers);
     }
-    await copyText(db, this.#copyVersion.statement, batch.versions.buffers());
+    const versions = batch.versions.buffers();
+    if (versions.length) await copyText(db, this.#copyVersion.statement, versions);
   }
 
-  /** Rows that exist: copied into the session's staging table, then upserted from it. */
-  async #replaceRows(db: PoolClient, lines: readonly Buffer[]): Promise<void> {
+  /** Rows that exist: copied into the session's staging table, then written from it by `statement`. */
+  async #viaStaging(db: PoolClient, lines: readonly Buffer[], statement: string): Promise<void> {
     if (!this.#staged) {
       await db.query(`CREATE TEMP TABLE IF NOT EXISTS ${STAGING} (LIKE plans) ON COMMIT DELETE ROWS`);
       this.#staged = true;
     }
     await copyText(db, copyPlans.statement.replace('"plans"', STAGING), lines);
-    await run(db, UPSERT_FROM_STAGING);
+    await run(db, statement);
     await run(db, `TRUNCATE ${STAGING}`);
   }
 

@@ -23,6 +23,39 @@ const CONTENT_KEYS = Object.keys(getTableColumns(scheduledReports)).filter(
 );
 
 const upsert = batchInserter(scheduledReports, { upsertKeys: CONTENT_KEYS });
+
+/** The content columns of a report row (what a replay writes again), by key, and their UPDATE. */
+const REWRITE = (() => {
+  const kept = new Set(["id", "rawJson", "contentHash", "firstSeenAt", "lastSeenAt", "deletedAt"]);
+  const entries = Object.entries(getTableColumns(scheduledReports)).filter(([k]) => !kept.has(k));
+  const sets = entries.map(([, c], i) => `"${c.name}" = $${i + 1}`).join(", ");
+  return {
+    keys: entries.map(([k]) => k),
+    text: `UPDATE scheduled_reports SET ${sets} WHERE id = $${entries.length + 1}`,
+  };
+})();
+
+async function writeChildren(db: PoolClient, n: ReportRowSet): Promise<void> {
+  const id = n.report.id as number;
+  for (const table of REPORT_CHILD_TABLES) await run(db, `DELETE FROM ${table} WHERE report_id = $1`, [id]);
+  await children.plans(
+    db,
+    n.planIds.map((planId) => ({ reportId: id, planId })),
+  );
+  await children.recipients(
+    db,
+    n.recipients.map((email) => ({ reportId: id, email })),
+  );
+  await children.roles(
+    db,
+    n.userRoles.map((role) => ({ reportId: id, role })),
+  );
+  await children.statuses(
+    db,
+    n.statuses.map((status) => ({ reportId: id, status })),
+  );
+  await children.alerts(db, n.alerts);
+}
 const children = {
   plans: batchInserter(reportPlans),
   recipients: batchInserter(reportRecipients),
@@ -47,25 +80,15 @@ export class ReportWriter {
     await upsert(db, [
       { ...n.report, rawJson, contentHash, firstSeenAt: at, lastSeenAt: at, deletedAt: null },
     ]);
-    for (const table of REPORT_CHILD_TABLES) await run(db, `DELETE FROM ${table} WHERE report_id = $1`, [id]);
-    await children.plans(
-      db,
-      n.planIds.map((planId) => ({ reportId: id, planId })),
-    );
-    await children.recipients(
-      db,
-      n.recipients.map((email) => ({ reportId: id, email })),
-    );
-    await children.roles(
-      db,
-      n.userRoles.map((role) => ({ reportId: id, role })),
-    );
-    await children.statuses(
-      db,
-      n.statuses.map((status) => ({ reportId: id, status })),
-    );
-    await children.alerts(db, n.alerts);
+    await writeChildren(db, n);
     await this.#versions.open(db, [{ id, contentHash }], at, this.runId);
+  }
+
+  /** A stored report's rows made again from its stored text (replay): no version, no sighting. */
+  async renormalize(db: PoolClient, n: ReportRowSet): Promise<void> {
+    const r = n.report as Record<string, unknown>;
+    await run(db, REWRITE.text, [...REWRITE.keys.map((k) => r[k] ?? null), n.report.id]);
+    await writeChildren(db, n);
   }
 
   /** Fetched again, unchanged: one request per report, one small update. */

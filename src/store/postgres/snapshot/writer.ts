@@ -90,6 +90,11 @@ export class SnapshotWriter {
           this.#plans.render(b.contents, o.plan, o.rawJson, o.hash, o.op === "plan.update"),
         );
         return;
+      case "plan.renormalize":
+        await this.#planOp(o.plan.plan.id as number, (b) =>
+          this.#plans.renderRewrite(b.contents, o.plan, o.rawJson, o.hash),
+        );
+        return;
       case "plan.revive":
         await this.#planOp(o.id, (b) => b.revives.push({ id: o.id, contentHash: o.hash }));
         return;
@@ -114,6 +119,8 @@ export class SnapshotWriter {
         return this.#reports.touch(db, o.id);
       case "report.delete":
         return this.#reports.markDeleted(db, o.id);
+      case "report.renormalize":
+        return this.#reports.renormalize(db, o.report);
       case "schema.write":
         return writeSchema(db, this.meta.companyId, this.meta.runId, this.meta.startedAt, o.write);
       case "stored": {

@@ -10,7 +10,7 @@ export function companyStates(sqlite: Sqlite, companyIds: readonly number[]): Co
     sqlite,
     `SELECT :company AS companyId, r.id, r.status, r.started_at AS startedAt, r.finished_at AS finishedAt,
        r.fetched, r.inserted, r.updated, r.unchanged, r.deleted, r.rejected, r.error,
-       (SELECT max(started_at) FROM sync_runs WHERE company_id = :company AND status IN ('succeeded', 'partial')) AS lastSuccessAt,
+       (SELECT max(started_at) FROM sync_runs WHERE company_id = :company AND status IN ('succeeded', 'partial') AND trigger <> 'replay') AS lastSuccessAt,
        st.applied_started_at AS appliedStartedAt, st.alert_state AS alertState
      FROM (SELECT 1)
      LEFT JOIN sync_runs r ON r.id =

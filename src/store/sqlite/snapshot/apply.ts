@@ -101,6 +101,10 @@ function writer(
         return plans.update(o.plan, o.rawJson, o.hash);
       case "plan.revive":
         return plans.revive(o.id, o.hash);
+      case "plan.renormalize":
+        return plans.renormalize(o.plan);
+      case "report.renormalize":
+        return reports.renormalize(o.report);
       case "plan.seen":
         return plans.seen(o.id);
       case "plan.delete":

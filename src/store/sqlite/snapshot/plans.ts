@@ -19,7 +19,7 @@ import {
   planVersions,
 } from "../../../schema/sqlite/index.js";
 import { PLAN_CHILD_TABLES } from "../../../schema/table-names.js";
-import { compileInsert, overwrite, type RowWriter } from "../binder.js";
+import { compileInsert, compileUpdate, overwrite, type RowWriter } from "../binder.js";
 import type { Sqlite } from "../connection.js";
 import { VersionHistory } from "./versions.js";
 
@@ -51,6 +51,7 @@ export class PlanWriter {
   readonly #ctx: WriteContext;
   readonly #insert: RowWriter<PlanColumns>;
   readonly #upsert: RowWriter<PlanColumns>;
+  readonly #rewrite: (row: PlanColumns) => unknown;
   readonly #children: { key: ChildKey; write: RowWriter<object> }[];
   readonly #deleteChildren;
   readonly #app: RowWriter<MobileAppRow>;
@@ -71,6 +72,7 @@ export class PlanWriter {
       BOOKKEEPING,
       `ON CONFLICT(id) DO UPDATE SET ${overwrite(plans, ["id", "firstSeenAt"])}`,
     );
+    this.#rewrite = compileUpdate<PlanColumns>(sqlite, plans, BOOKKEEPING);
     this.#children = CHILDREN.map(([key, table]) => ({ key, write: compileInsert(sqlite, table) }));
     this.#deleteChildren = PLAN_CHILD_TABLES.map((t) => sqlite.prepare(`DELETE FROM ${t} WHERE plan_id = ?`));
     this.#app = compileInsert(
@@ -112,6 +114,14 @@ export class PlanWriter {
     for (const stmt of this.#deleteChildren) stmt.run(id);
     this.#writeChildren(n);
     this.#versions.open(id, hash, at, runId);
+  }
+
+  /** A stored plan's rows made again from its stored text (replay): no version, no sighting. */
+  renormalize(n: PlanRowSet): void {
+    const id = n.plan.id as number;
+    this.#rewrite(n.plan);
+    for (const stmt of this.#deleteChildren) stmt.run(id);
+    this.#writeChildren(n);
   }
 
   /** A deleted plan came back with the content it had: undeleted, a new version begins. */

@@ -10,7 +10,7 @@ import {
   scheduledReports,
 } from "../../../schema/sqlite/index.js";
 import { REPORT_CHILD_TABLES } from "../../../schema/table-names.js";
-import { compileInsert, overwrite, type RowWriter } from "../binder.js";
+import { compileInsert, compileUpdate, overwrite, type RowWriter } from "../binder.js";
 import type { Sqlite } from "../connection.js";
 import { prepared } from "../prepared.js";
 import { VersionHistory } from "./versions.js";
@@ -20,6 +20,7 @@ const BOOKKEEPING = ["rawJson", "contentHash", "firstSeenAt", "lastSeenAt", "del
 export class ReportWriter {
   readonly #sqlite: Sqlite;
   readonly #upsert: RowWriter<ReportColumns>;
+  readonly #rewrite: (row: ReportColumns) => unknown;
   readonly #children;
   readonly #deleteChildren;
   readonly #versions: VersionHistory;
@@ -36,6 +37,7 @@ export class ReportWriter {
       BOOKKEEPING,
       `ON CONFLICT(id) DO UPDATE SET ${overwrite(scheduledReports, ["id", "firstSeenAt"])}`,
     );
+    this.#rewrite = compileUpdate<ReportColumns>(sqlite, scheduledReports, BOOKKEEPING);
     this.#children = {
       plans: compileInsert<object>(sqlite, reportPlans),
       recipients: compileInsert<object>(sqlite, reportRecipients),
@@ -55,6 +57,18 @@ export class ReportWriter {
     const id = n.report.id as number;
     this.#versions.replace(id, at);
     this.#upsert(n.report, rawJson, contentHash, at, at, null);
+    this.#writeChildren(n);
+    this.#versions.open(id, contentHash, at, this.runId);
+  }
+
+  /** A stored report's rows made again from its stored text (replay): no version, no sighting. */
+  renormalize(n: ReportRowSet): void {
+    this.#rewrite(n.report);
+    this.#writeChildren(n);
+  }
+
+  #writeChildren(n: ReportRowSet): void {
+    const id = n.report.id as number;
     for (const stmt of this.#deleteChildren) stmt.run(id);
     const c = this.#children;
     for (const planId of n.planIds) c.plans({ reportId: id, planId });
@@ -62,7 +76,6 @@ export class ReportWriter {
     for (const role of n.userRoles) c.roles({ reportId: id, role });
     for (const status of n.statuses) c.statuses({ reportId: id, status });
     for (const alert of n.alerts) c.alerts(alert);
-    this.#versions.open(id, contentHash, at, this.runId);
   }
 
   /** Fetched again, unchanged: one request per report, one small update. */

@@ -1,0 +1,181 @@
+/**
+ * A company's replay: its stored records made into rows again from their stored JSON text,
+ * without calling the service (after an upgrade that adds columns, after a contract change),
+ * and the records its newest snapshot rejected admitted when they read now. One transaction,
+ * under the company's lease, recorded as a run (trigger `replay`). Idempotent: a stored record
+ * keeps its version and its sightings; only an admitted record (new content) opens a version.
+ */
+import { normalizePlan, readPlan, readReport } from "../normalize/index.js";
+import type { PlanRowSet, ReportRowSet } from "../schema/index.js";
+import { emptyCounts, type RunCounts, type RunEnd } from "../store/port-runs.js";
+import type {
+  SnapshotIndex,
+  SnapshotOp,
+  SnapshotOps,
+  StoredKey,
+  StoredRecord,
+} from "../store/port-snapshot.js";
+import { noTelemetry } from "../telemetry.js";
+import type { SyncDeps } from "./company.js";
+import { holdLease, LEASE_MS } from "./lease.js";
+import type { RunObserver } from "./observing.js";
+import { thisProcess } from "./owner.js";
+import { contentHash } from "./plan-list.js";
+import { type CompanySyncResult, type RunEnding, RunRecorder, skipped } from "./run.js";
+import { DEFAULT_SCHEMA, observerFor } from "./schema-settings.js";
+
+const PAGE = 2000;
+
+/** What a replay needs: a sync's deps but the service (it calls none). */
+export type ReplayDeps = Omit<SyncDeps, "client" | "signal" | "onProgress" | "readAheadBytes">;
+
+export async function replayCompany(deps: ReplayDeps, companyId: number): Promise<CompanySyncResult> {
+  const { store } = deps;
+  const clock = deps.now ?? (() => new Date());
+  const log = deps.logger.child({ companyId });
+  const owner = deps.owner ?? thisProcess();
+  const ctx = {
+    runs: store.runs,
+    companyId,
+    clock,
+    started: clock(),
+    log,
+    telemetry: deps.telemetry ?? noTelemetry,
+  };
+  const held = await holdLease({ ...ctx, owner, leaseMs: deps.leaseMs ?? LEASE_MS });
+  if (!held.ok) return skipped(ctx, held.holder);
+  try {
+    const run = await RunRecorder.start(ctx, { trigger: "replay", owner });
+    held.lease.beat(run.runId);
+    let ending: RunEnding;
+    try {
+      const startedAt = ctx.started.toISOString();
+      const schema = deps.schema ?? DEFAULT_SCHEMA;
+      const index = await store.snapshots.index(companyId, []);
+      const observer = schema.observe ? await observerFor(store, companyId, schema) : null;
+      const state = { counts: emptyCounts(), errors: [] as string[] };
+      const applied = await store.snapshots.apply(
+        {
+          companyId,
+          runId: run.runId,
+          startedAt,
+          generation: index.generation,
+          finishedAt: () => clock().toISOString(),
+        },
+        replayOps(index, { companyId, runId: run.runId, startedAt, observer, ...state }),
+      );
+      if (applied.applied && observer?.changes.length)
+        deps.telemetry?.schemaChanged(companyId, run.runId, observer.changes);
+      ending = applied.applied
+        ? {
+            kind: "applied",
+            end: applied.end,
+            writeMs: applied.writeMs,
+            errors: state.errors,
+            heldBack: null,
+          }
+        : applied.reason === "superseded"
+          ? { kind: "superseded", ...applied }
+          : { kind: "stale", attempts: 1 };
+    } catch (err) {
+      ending = { kind: "failed", error: err };
+    }
+    return await run.end(ending);
+  } finally {
+    await held.lease.release();
+  }
+}
+
+interface ReplayInput {
+  companyId: number;
+  runId: number;
+  startedAt: string;
+  observer: RunObserver | null;
+  counts: RunCounts;
+  errors: string[];
+}
+
+/**
+ * The stored records, read again: their rows rewritten (`unchanged` counts them); the records
+ * the newest snapshot rejected and that read now: admitted (`inserted` or `updated`); those
+ * that still do not: `rejected` (their reasons stay with the snapshot that met them).
+ */
+export function* replayOps(index: SnapshotIndex, input: ReplayInput): SnapshotOps {
+  const { counts, errors, companyId, observer } = input;
+  if (observer) yield* observer.countStored(index.plans.byId.size > 0);
+  for (let after: StoredKey | null = null; ; ) {
+    const page: StoredRecord[] = (yield { op: "stored", of: "live", after, limit: PAGE }) ?? [];
+    for (const r of page) {
+      const op = rewrite(input, r);
+      if (op) yield op;
+    }
+    if (page.length < PAGE) break;
+    after = page.at(-1) ?? null;
+  }
+  const admitted = new Set<string>();
+  for (let after: StoredKey | null = null; ; ) {
+    const page: StoredRecord[] = (yield { op: "stored", of: "rejected", after, limit: PAGE }) ?? [];
+    for (const r of page) {
+      const key = `${r.entity} ${r.id}`;
+      if (admitted.has(key)) continue;
+      admitted.add(key);
+      const op = admit(index, input, r);
+      if (op) yield op;
+      else counts.rejected++;
+    }
+    if (page.length < PAGE) break;
+    after = page.at(-1) ?? null;
+  }
+  if (observer) {
+    yield* observer.uncountReplaced();
+    const write = observer.finish(input.runId, input.startedAt, false);
+    if (write) yield write;
+  }
+  const end: Omit<RunEnd, "finishedAt"> = {
+    status: errors.length ? "partial" : "succeeded",
+    counts,
+    error: errors.length ? errors.join("; ") : null,
+  };
+  return { run: end, plansListed: false };
+}
+
+/** A stored record's rows, made again (counted `unchanged`); null when its text no longer reads. */
+function rewrite(input: ReplayInput, r: StoredRecord): SnapshotOp | null {
+  const { counts, errors, companyId, observer } = input;
+  const what = r.entity === "plan" ? "plan" : "report";
+  const read = r.entity === "plan" ? readPlan(r.rawJson) : readReport(r.rawJson, companyId);
+  if (!read.ok) {
+    errors.push(
+      `${what} ${r.id}: its stored text no longer reads (${read.reason}); its rows were left as they are`,
+    );
+    return null;
+  }
+  counts.unchanged++;
+  if (r.entity !== "plan") return { op: "report.renormalize", report: read.normalized as ReportRowSet };
+  const plan = observer?.strip(read.wire as Record<string, unknown>) ?? (read.normalized as PlanRowSet);
+  return { op: "plan.renormalize", plan, rawJson: read.text, hash: contentHash(read.text) };
+}
+
+/** A rejected record that reads now (and passes the contract): its write; else null. */
+function admit(index: SnapshotIndex, input: ReplayInput, r: StoredRecord): SnapshotOp | null {
+  const { counts, companyId, observer } = input;
+  const hash = contentHash(r.rawJson);
+  if (r.entity === "plan") {
+    const read = readPlan(r.rawJson);
+    if (!read.ok || read.normalized.plan.companyId !== companyId) return null;
+    const verdict = observer?.take("plan", read.wire, read.id);
+    if (verdict && !verdict.ok) return null;
+    const known = index.plans.byId.get(read.id);
+    if (known?.hash === hash) return null;
+    const plan = verdict?.ok && verdict.stripped ? normalizePlan(verdict.wire) : read.normalized;
+    if (known) counts.updated++;
+    else counts.inserted++;
+    return { op: known ? "plan.update" : "plan.insert", plan, rawJson: read.text, hash };
+  }
+  const read = readReport(r.rawJson, companyId);
+  if (!read.ok || read.id !== r.id) return null;
+  const verdict = observer?.take("scheduled_report", read.wire, read.id);
+  if (verdict && !verdict.ok) return null;
+  counts.updated++;
+  return { op: "report.write", report: read.normalized, rawJson: read.text, hash, known: true };
+}
