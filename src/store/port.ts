@@ -4,7 +4,6 @@
  * or dead, and what a snapshot changes are decided in sync/ and push/.
  */
 import { UserError } from "../errors.js";
-import type { SeedProblem, SeedRow } from "../seed/index.js";
 import type { OutboxStore } from "./port-outbox.js";
 import type { RunStore } from "./port-runs.js";
 import type { SnapshotStore } from "./port-snapshot.js";
@@ -62,6 +61,3 @@ export class QueryError extends UserError {
 export class QueryReadOnlyError extends QueryError {
   override name = "QueryReadOnlyError";
 }
-
-/** The rows of a seed file, for OutboxStore.record. */
-export type { SeedProblem, SeedRow };

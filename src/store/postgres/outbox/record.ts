@@ -1,6 +1,9 @@
-/** Recording a seed file in the outbox: its valid rows, and the rejected ones with reasons. */
-import type { SeedProblem, SeedRow } from "../../port.js";
-import type { RecordResult, RequestStatus } from "../../port-outbox.js";
+/**
+ * Recording a seed file in the outbox: its valid rows, and the rejected ones with reasons.
+ * Hand-written: a chunk of rows per statement through unnest() (one parameter per column);
+ * `npm run bench:outbox` measures the query builder's multi-row INSERT against it.
+ */
+import type { NewRequest, RecordResult, Rejection, RequestStatus } from "../../port-outbox.js";
 import type { Db, Pool } from "../pool.js";
 import { pluck, run } from "../sql.js";
 import { textValue } from "../text.js";
@@ -12,7 +15,7 @@ const CHUNK = 1000;
 /** Every valid row of a seed file, in one transaction, a chunk of rows per statement. */
 export function recordRows(
   pool: Pool,
-  rows: readonly SeedRow[],
+  rows: readonly NewRequest[],
   batchId: string,
   sourceFile: string,
   now: string,
@@ -29,8 +32,8 @@ export function recordRows(
 }
 
 /** Chunks of at most CHUNK rows, each key once in a chunk (a repeated key starts a new one). */
-function* chunks(rows: readonly SeedRow[]): Generator<SeedRow[]> {
-  let chunk: SeedRow[] = [];
+function* chunks(rows: readonly NewRequest[]): Generator<NewRequest[]> {
+  let chunk: NewRequest[] = [];
   let keys = new Set<string>();
   for (const row of rows) {
     if (chunk.length >= CHUNK || keys.has(row.key)) {
@@ -46,13 +49,13 @@ function* chunks(rows: readonly SeedRow[]): Generator<SeedRow[]> {
 
 async function recordChunk(
   db: Db,
-  rows: SeedRow[],
+  rows: NewRequest[],
   batchId: string,
   sourceFile: string,
   now: string,
   result: RecordResult,
 ): Promise<void> {
-  const payloads = rows.map((r) => JSON.stringify(r.body));
+  const payloads = rows.map((r) => r.payloadJson);
   // New keys (the common case) are inserted; only the others are looked up.
   const inserted = new Set(
     await pluck<string>(
@@ -86,7 +89,7 @@ async function recordChunk(
     [others.map((r) => r.key)],
   );
   const existing = new Map(found.map((f) => [f.key, f]));
-  const adopt: SeedRow[] = [];
+  const adopt: NewRequest[] = [];
   for (const [i, row] of rows.entries()) {
     if (inserted.has(row.key)) continue;
     const e = existing.get(row.key);
@@ -112,10 +115,10 @@ export async function recordRejections(
   pool: Pool,
   batchId: string,
   sourceFile: string,
-  problems: readonly SeedProblem[],
+  rejections: readonly Rejection[],
   now: string,
 ): Promise<void> {
-  if (!problems.length) return;
+  if (!rejections.length) return;
   await run(
     pool,
     `INSERT INTO seed_rejections (batch_id, source_file, line, key, field, reason, recorded_at)
@@ -124,10 +127,10 @@ export async function recordRejections(
       batchId,
       sourceFile,
       now,
-      problems.map((p) => p.line),
-      problems.map((p) => textValue(p.key)),
-      problems.map((p) => textValue(p.field)),
-      problems.map((p) => textValue(p.reason)),
+      rejections.map((p) => p.line),
+      rejections.map((p) => textValue(p.key)),
+      rejections.map((p) => textValue(p.field)),
+      rejections.map((p) => textValue(p.reason)),
     ],
   );
 }

@@ -1,0 +1,31 @@
+/** The outbox's tables as the SQLite adapter's queries name them, and the connection's drizzle. */
+import { type SQL, sql } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/better-sqlite3";
+import { alias } from "drizzle-orm/sqlite-core";
+import { PARENT } from "../../../schema/outbox-states.js";
+import { scenarioRequests, scenarios } from "../../../schema/sqlite/index.js";
+import type { Sqlite } from "../connection.js";
+import { perConnection } from "../prepared.js";
+
+export const t = scenarioRequests;
+/** The parent row, in joins and in the ready condition's subquery. */
+export const p = alias(scenarioRequests, PARENT);
+export { scenarios };
+
+/** The connection's drizzle (one per connection: its prepared queries are too). */
+export function orm(sqlite: Sqlite) {
+  return perConnection(sqlite, "drizzle", () => drizzle(sqlite));
+}
+
+/** A query built once per connection (drizzle's prepare: SQL and statement made once). */
+export function once<T>(sqlite: Sqlite, name: string, build: (db: ReturnType<typeof orm>) => T): T {
+  return perConnection(sqlite, `q:${name}`, () => build(orm(sqlite)));
+}
+
+/** Runs `fn` in a transaction of its own, or in the one already open (the group commit's). */
+export function atomically<T>(sqlite: Sqlite, fn: () => T): T {
+  return sqlite.inTransaction ? fn() : sqlite.transaction(fn)();
+}
+
+/** A placeholder where drizzle's types want a value (an UPDATE's SET): filled at run time. */
+export const arg = (name: string): SQL => sql`${sql.placeholder(name)}`;
