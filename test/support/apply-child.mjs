@@ -1,11 +1,14 @@
 // A process that applies one snapshot of a company to PostgreSQL through the built store, its
 // plan blocking between operations, and says on stdout (one JSON line each) when it asked to
 // apply, when each operation was taken, and how the apply ended. Used by postgres-processes.test.ts.
-// Usage: node apply-child.mjs <url> <companyId> <startedAt> <label> <ops> <msPerOp>
+// Usage: node apply-child.mjs <url> <companyId> <startedAt> <label> <ops> <msPerOp> [gateFile]
+// With gateFile, the plan stops after its first operation (its transaction open, the company's
+// lock held) until that file exists: the test opens the gate once it has seen what it waits for.
+import { existsSync } from "node:fs";
 import { databaseTarget } from "../../dist/src/config/index.js";
 import { openPostgresStore } from "../../dist/src/store/postgres/index.js";
 
-const [url, company, startedAt, label, ops, msPerOp] = process.argv.slice(2);
+const [url, company, startedAt, label, ops, msPerOp, gateFile] = process.argv.slice(2);
 const companyId = Number(company);
 const say = (event, more = {}) =>
   process.stdout.write(`${JSON.stringify({ event, label, at: Date.now(), ...more })}\n`);
@@ -25,6 +28,7 @@ const result = await store.snapshots.apply(
     for (let i = 0; i < Number(ops); i++) {
       say("op", { i });
       Atomics.wait(pause, 0, 0, Number(msPerOp)); // a slow plan: the transaction stays open
+      while (i === 0 && gateFile && !existsSync(gateFile)) Atomics.wait(pause, 0, 0, 10);
       const id = i + 1;
       const name = `${label}-${id}`;
       yield {
