@@ -3,7 +3,7 @@ import { eq, sql } from "drizzle-orm";
 import { seedRejections } from "../../../schema/sqlite/index.js";
 import type { NewRequest, RecordResult, Rejection } from "../../port-outbox.js";
 import type { Sqlite } from "../connection.js";
-import { arg, once, t } from "./tables.js";
+import { arg, once, rendered, t } from "./tables.js";
 
 const v = (name: string) => sql.placeholder(name);
 
@@ -15,7 +15,8 @@ export function recordRows(
   sourceFile: string,
   now: string,
 ): RecordResult {
-  const insert = once(sqlite, "record:insert", (db) =>
+  // The builder's INSERT, run by the driver (tables.ts `rendered`: bench:outbox).
+  const insert = rendered(sqlite, "record:insert", (db) =>
     db
       .insert(t)
       .values({
@@ -32,8 +33,7 @@ export function recordRows(
         createdAt: v("now"),
         updatedAt: v("now"),
       })
-      .onConflictDoNothing()
-      .prepare(),
+      .onConflictDoNothing(),
   );
   const find = once(sqlite, "record:find", (db) =>
     db
@@ -62,7 +62,7 @@ export function recordRows(
   sqlite.transaction(() => {
     for (const row of rows) {
       const at = { ...row, batchId, sourceFile, now };
-      if (insert.run(at).changes === 1) {
+      if (insert(at).changes === 1) {
         result.recorded++;
         continue;
       }

@@ -1,14 +1,17 @@
 /** Settling outbox rows: only rows in a state the transition applies to (schema/outbox-states.ts). */
-import { and, eq, type SQL, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import { idUnknown, movable } from "../../../schema/outbox-states.js";
 import type { AttemptKnowledge, ScenarioIdSource, ScenarioRow, Settle, Settled } from "../../port-outbox.js";
 import type { Sqlite } from "../connection.js";
-import { perConnection } from "../prepared.js";
-import { inserter } from "../statements.js";
 import { takeReadyChildren } from "./ready.js";
-import { arg, atomically, once, orm, scenarios, t } from "./tables.js";
+import { arg, atomically, once, orm, rendered, scenarios, t } from "./tables.js";
 
 const key = sql.placeholder("key");
+
+/** Every column of `scenarios` as a placeholder of its own name. */
+const SCENARIO_VALUES = Object.fromEntries(
+  Object.keys(getTableColumns(scenarios)).map((k) => [k, sql.placeholder(k)]),
+);
 
 /**
  * Records the answer, marks the row created (from `exists` too: the answer carries the id),
@@ -17,8 +20,19 @@ const key = sql.placeholder("key");
  * are not queued, nor queued children of a row not recorded as created.
  */
 export function settleCreated(sqlite: Sqlite, k: string, scenario: ScenarioRow, at: string): Settled {
-  const insertScenario = perConnection(sqlite, "insertScenario", () =>
-    inserter(sqlite, scenarios, { upsertKeys: ["requestKey", "rawJson", "recordedAt"] }),
+  // Run by the driver: drizzle would store a null boolean of the answer as false (rendered.ts).
+  const insertScenario = rendered(sqlite, "upsertScenario", (db) =>
+    db
+      .insert(scenarios)
+      .values(SCENARIO_VALUES as unknown as typeof scenarios.$inferInsert)
+      .onConflictDoUpdate({
+        target: scenarios.id,
+        set: {
+          requestKey: sql`excluded.request_key`,
+          rawJson: sql`excluded.raw_json`,
+          recordedAt: sql`excluded.recorded_at`,
+        },
+      }),
   );
   const update = once(sqlite, "markCreated", (db) =>
     db
