@@ -1,23 +1,18 @@
 /** The outbox's tables as the SQLite adapter's queries name them, and the connection's drizzle. */
 import type Database from "better-sqlite3";
 import { type SQL, sql } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/better-sqlite3";
 import { alias } from "drizzle-orm/sqlite-core";
 import { PARENT } from "../../../schema/outbox-states.js";
 import { scenarioRequests, scenarios } from "../../../schema/sqlite/index.js";
 import { type Renderable, render } from "../../rendered.js";
 import type { Sqlite } from "../connection.js";
+import { orm } from "../orm.js";
 import { perConnection } from "../prepared.js";
 
 export const t = scenarioRequests;
 /** The parent row, in joins and in the ready condition's subquery. */
 export const p = alias(scenarioRequests, PARENT);
-export { scenarios };
-
-/** The connection's drizzle (one per connection: its prepared queries are too). */
-export function orm(sqlite: Sqlite) {
-  return perConnection(sqlite, "drizzle", () => drizzle(sqlite));
-}
+export { orm, scenarios };
 
 /** A query built once per connection (drizzle's prepare: SQL and statement made once). */
 export function once<T>(sqlite: Sqlite, name: string, build: (db: ReturnType<typeof orm>) => T): T {
