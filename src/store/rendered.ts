@@ -1,9 +1,9 @@
 /**
  * A statement the query builder writes and the driver runs: the builder renders its SQL once,
- * and each run fills the parameters by name. Both adapters use it where drizzle's own execution
- * costs (npm run bench:outbox) or gets a value wrong (a null given to a placeholder of a boolean
- * column becomes false on SQLite): the statement, its columns and its conditions still come
- * from the builder and the state machine.
+ * and each run fills the parameters by name. For where drizzle's own execution costs (`npm run
+ * bench:outbox`) or gets a value wrong (on SQLite a null given to a placeholder of a boolean
+ * column becomes false): the statement, its columns and its conditions still come from the
+ * builder and the state machine.
  */
 import { Param, Placeholder } from "drizzle-orm";
 

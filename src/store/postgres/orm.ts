@@ -6,11 +6,11 @@
 import { DrizzleQueryError, type SQL, sql } from "drizzle-orm";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import type { QueryConfig } from "pg";
-import { type Renderable, render } from "../rendered.js";
 import type { Db } from "./pool.js";
 
 type Orm = NodePgDatabase<Record<string, never>>;
 const cache = new WeakMap<Db, Orm>();
+const prepared = new WeakMap<Db, Map<string, unknown>>();
 
 export function orm(db: Db): Orm {
   let o = cache.get(db);
@@ -25,30 +25,19 @@ export function orm(db: Db): Orm {
   return o;
 }
 
-/** Renders queries only: it is never asked to run one. */
-const offline = drizzle({ client: {} as never }) as Orm;
-
 /**
- * The builder's SQL for a query, run by the driver itself as a named prepared statement (parsed
- * once per connection), its rows as arrays zipped with `fields`. For a create job's statements:
- * `npm run bench:outbox` measured drizzle's own execution of them at +18% to +39% (over runs) over
- * the same SQL run this way. The statement still comes from the builder, its conditions from the state machine.
+ * A query built once per connection and prepared under `name` (PostgreSQL parses it once per
+ * connection): a create job's statements. `npm run bench:outbox` finds drizzle's execution of
+ * them as fast as the driver running the same SQL, so drizzle runs them.
  */
-export function statement<R extends Record<string, unknown> = Record<string, never>>(
-  name: string,
-  build: (o: Orm) => Renderable,
-  fields: readonly (keyof R & string)[] = [],
-): (db: Db, values?: Record<string, unknown>) => Promise<R[]> {
-  const { text, args } = render(build(offline));
-  return async (db, values = {}) => {
-    const result = await db.query<unknown[]>({
-      name: `tas_${name}`,
-      text,
-      values: args(values),
-      rowMode: "array",
-    });
-    return result.rows.map((row) => Object.fromEntries(fields.map((f, i) => [f, row[i]])) as R);
-  };
+export function once<T>(db: Db, name: string, build: (o: Orm) => T): T {
+  let byName = prepared.get(db);
+  if (!byName) {
+    byName = new Map();
+    prepared.set(db, byName);
+  }
+  if (!byName.has(name)) byName.set(name, build(orm(db)));
+  return byName.get(name) as T;
 }
 
 /**

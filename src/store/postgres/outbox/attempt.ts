@@ -1,47 +1,38 @@
-/**
- * What a create job reads of its row, and the write-ahead marks around each attempt. A create
- * job's statements: the builder writes them, the driver runs them (orm.ts `statement`).
- */
+/** What a create job reads of its row, and the write-ahead marks around each attempt. */
 import { and, eq, sql } from "drizzle-orm";
 import type { AttemptKnowledge, OutboxRow, SendableRow, Settle } from "../../port-outbox.js";
-import { type SendableJoin, sendableOf } from "../../rows.js";
-import { arg, orm, statement } from "../orm.js";
+import { sendableOf } from "../../rows.js";
+import { arg, once, orm } from "../orm.js";
 import type { Db, PoolClient } from "../pool.js";
 import { p, scenarios, t } from "./tables.js";
 
 const key = sql.placeholder("key");
 
-const SENDABLE_FIELDS = {
-  status: t.status,
-  companyId: t.companyId,
-  projectId: t.projectId,
-  payloadJson: t.payloadJson,
-  parentKey: t.parentKey,
-  attempts: t.attempts,
-  inFlight: t.inFlight,
-  uncertain: t.uncertain,
-  errorCode: t.errorCode,
-  pStatus: p.status,
-  pScenarioId: p.scenarioId,
-  pPayloadJson: p.payloadJson,
-  pScenarioJson: scenarios.rawJson,
-};
-
-const selectSendable = statement<SendableJoin & Record<string, unknown>>(
-  "outbox_sendable",
-  (o) =>
+/** The row with its parent's status, id, answer and request: one statement. */
+export async function sendable(db: Db, k: string): Promise<SendableRow | undefined> {
+  const [r] = await once(db, "sendable", (o) =>
     o
-      .select(SENDABLE_FIELDS)
+      .select({
+        status: t.status,
+        companyId: t.companyId,
+        projectId: t.projectId,
+        payloadJson: t.payloadJson,
+        parentKey: t.parentKey,
+        attempts: t.attempts,
+        inFlight: t.inFlight,
+        uncertain: t.uncertain,
+        errorCode: t.errorCode,
+        pStatus: p.status,
+        pScenarioId: p.scenarioId,
+        pPayloadJson: p.payloadJson,
+        pScenarioJson: scenarios.rawJson,
+      })
       .from(t)
       .leftJoin(p, eq(p.key, t.parentKey))
       .leftJoin(scenarios, and(eq(scenarios.id, p.scenarioId), eq(scenarios.requestKey, p.key)))
-      .where(eq(t.key, key)),
-  Object.keys(SENDABLE_FIELDS) as (keyof SendableJoin & string)[],
-);
-
-/** The row with its parent's status, id, answer and request: one statement. */
-export async function sendable(db: Db, k: string): Promise<SendableRow | undefined> {
-  const [r] = await selectSendable(db, { key: k });
+      .where(eq(t.key, key))
+      .prepare("tas_outbox_sendable"),
+  ).execute({ key: k });
   return r && sendableOf(r);
 }
 
@@ -51,9 +42,8 @@ export async function getRow(db: Db, k: string): Promise<OutboxRow | undefined> 
   return r;
 }
 
-const begin = statement<{ uncertain: boolean }>(
-  "outbox_begin_attempt",
-  (o) =>
+export async function beginAttempt(db: PoolClient, k: string, now: string): Promise<boolean> {
+  const [r] = await once(db, "beginAttempt", (o) =>
     o
       .update(t)
       .set({
@@ -63,37 +53,11 @@ const begin = statement<{ uncertain: boolean }>(
         updatedAt: arg("now"),
       })
       .where(eq(t.key, key))
-      .returning({ uncertain: t.uncertain }),
-  ["uncertain"],
-);
-
-export async function beginAttempt(db: PoolClient, k: string, now: string): Promise<boolean> {
-  const [r] = await begin(db, { key: k, now });
+      .returning({ uncertain: t.uncertain })
+      .prepare("tas_outbox_begin_attempt"),
+  ).execute({ key: k, now });
   return r?.uncertain === true;
 }
-
-// Only a sure answer to our own attempt clears the marker; otherwise the next attempt's
-// write-ahead folds it into `uncertain`. A 429 was not looked at: not an attempt.
-const end = Object.fromEntries(
-  (["none", "sure", "unknown", "refused"] as const).map((attempt) => {
-    const sure = attempt === "sure" || attempt === "refused";
-    return [
-      attempt,
-      statement(`outbox_end_attempt_${attempt}`, (o) =>
-        o
-          .update(t)
-          .set({
-            ...(sure ? { inFlight: false } : {}),
-            ...(attempt === "refused" ? { attempts: sql`${t.attempts} - 1` } : {}),
-            errorCode: arg("code"),
-            lastError: arg("message"),
-            updatedAt: arg("now"),
-          })
-          .where(eq(t.key, key)),
-      ),
-    ];
-  }),
-) as Record<AttemptKnowledge, ReturnType<typeof statement>>;
 
 export async function endAttempt(
   db: PoolClient,
@@ -102,5 +66,21 @@ export async function endAttempt(
   settle: Settle,
   now: string,
 ): Promise<void> {
-  await end[attempt](db, { key: k, code: settle.code, message: settle.message, now });
+  // Only a sure answer to our own attempt clears the marker; otherwise the next attempt's
+  // write-ahead folds it into `uncertain`. A 429 was not looked at: not an attempt.
+  const sure = attempt === "sure" || attempt === "refused";
+  const uncount = attempt === "refused";
+  await once(db, `endAttempt:${attempt}`, (o) =>
+    o
+      .update(t)
+      .set({
+        ...(sure ? { inFlight: false } : {}),
+        ...(uncount ? { attempts: sql`${t.attempts} - 1` } : {}),
+        errorCode: arg("code"),
+        lastError: arg("message"),
+        updatedAt: arg("now"),
+      })
+      .where(eq(t.key, key))
+      .prepare(`tas_outbox_end_attempt_${attempt}`),
+  ).execute({ key: k, code: settle.code, message: settle.message, now });
 }

@@ -3,7 +3,7 @@ import { eq, sql } from "drizzle-orm";
 import { movable, orphaned, ready, statusIn, UNSETTLED } from "../../../schema/outbox-states.js";
 import { whereAll } from "../../outbox-filter.js";
 import type { Orphan, RowFilter } from "../../port-outbox.js";
-import { arg, orm, statement } from "../orm.js";
+import { arg, once, orm } from "../orm.js";
 import type { Db } from "../pool.js";
 import { p, t } from "./tables.js";
 
@@ -17,20 +17,17 @@ export async function takeReady(db: Db, now: string, filter: RowFilter = {}): Pr
   return rows.map((r) => r.key);
 }
 
-const readyChildren = statement<{ key: string }>(
-  "outbox_take_ready_children",
-  (o) =>
+/** The children a created row makes ready: queued (part of settleCreated, on the hot path). */
+export async function takeReadyChildren(db: Db, parentKey: string, now: string): Promise<string[]> {
+  const rows = await once(db, "takeReadyChildren", (o) =>
     o
       .update(t)
       .set({ status: "queued", errorCode: null, lastError: null, updatedAt: arg("now") })
       .where(whereAll(t, {}, eq(t.parentKey, sql.placeholder("parent")), movable(t, "queue"), ready(t, p)))
-      .returning({ key: t.key }),
-  ["key"],
-);
-
-/** The children a created row makes ready: queued (part of settleCreated, on the hot path). */
-export async function takeReadyChildren(db: Db, parentKey: string, now: string): Promise<string[]> {
-  return (await readyChildren(db, { parent: parentKey, now })).map((r) => r.key);
+      .returning({ key: t.key })
+      .prepare("tas_outbox_take_ready_children"),
+  ).execute({ parent: parentKey, now });
+  return rows.map((r) => r.key);
 }
 
 export async function orphans(db: Db, filter: RowFilter = {}): Promise<Orphan[]> {

@@ -3,51 +3,15 @@ import { and, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
 import { idUnknown, movable } from "../../../schema/outbox-states.js";
 import { scenarios } from "../../../schema/postgres/index.js";
 import type { AttemptKnowledge, ScenarioIdSource, ScenarioRow, Settle, Settled } from "../../port-outbox.js";
-import { arg, orm, statement } from "../orm.js";
+import { arg, once, orm } from "../orm.js";
 import type { Db, PoolClient } from "../pool.js";
 import { takeReadyChildren } from "./ready.js";
 import { t } from "./tables.js";
 
 const key = sql.placeholder("key");
-
-/** Every column of `scenarios` as a placeholder of its own name. */
-const SCENARIO_VALUES = Object.fromEntries(
-  Object.keys(getTableColumns(scenarios)).map((k) => [k, sql.placeholder(k)]),
-);
-
-// A create job's statements: the builder writes them, the driver runs them (orm.ts `statement`).
-const upsertScenario = statement("outbox_upsert_scenario", (o) =>
-  o
-    .insert(scenarios)
-    .values(SCENARIO_VALUES as unknown as typeof scenarios.$inferInsert)
-    .onConflictDoUpdate({
-      target: scenarios.id,
-      set: {
-        requestKey: sql`excluded.request_key`,
-        rawJson: sql`excluded.raw_json`,
-        recordedAt: sql`excluded.recorded_at`,
-      },
-    }),
-);
-
-const markCreated = statement<{ key: string }>(
-  "outbox_mark_created",
-  (o) =>
-    o
-      .update(t)
-      .set({
-        status: "created",
-        scenarioId: arg("id"),
-        scenarioIdSource: "answer",
-        inFlight: false,
-        lastError: null,
-        errorCode: null,
-        updatedAt: arg("now"),
-      })
-      .where(and(eq(t.key, key), movable(t, "create")))
-      .returning({ key: t.key }),
-  ["key"],
-);
+/** Every column of `scenarios` as a placeholder of its own name, and null for each (the absent ones). */
+const SCENARIO_VALUES = Object.fromEntries(Object.keys(getTableColumns(scenarios)).map((k) => [k, sql.placeholder(k)]));
+const NO_SCENARIO = Object.fromEntries(Object.keys(getTableColumns(scenarios)).map((k) => [k, null]));
 
 /**
  * Records the answer, marks the row created (from `exists` too: the answer carries the id),
@@ -61,14 +25,41 @@ export async function settleCreated(
   scenario: ScenarioRow,
   now: string,
 ): Promise<Settled> {
-  await upsertScenario(client, scenario);
-  const updated = await markCreated(client, { key: k, id: scenario.id, now });
+  await once(client, "upsertScenario", (o) =>
+    o
+      .insert(scenarios)
+      .values(SCENARIO_VALUES as unknown as typeof scenarios.$inferInsert)
+      .onConflictDoUpdate({
+        target: scenarios.id,
+        set: {
+          requestKey: sql`excluded.request_key`,
+          rawJson: sql`excluded.raw_json`,
+          recordedAt: sql`excluded.recorded_at`,
+        },
+      })
+      .prepare("tas_outbox_upsert_scenario"),
+  ).execute({ ...NO_SCENARIO, ...scenario });
+  const updated = await once(client, "markCreated", (o) =>
+    o
+      .update(t)
+      .set({
+        status: "created",
+        scenarioId: arg("id"),
+        scenarioIdSource: "answer",
+        inFlight: false,
+        lastError: null,
+        errorCode: null,
+        updatedAt: arg("now"),
+      })
+      .where(and(eq(t.key, key), movable(t, "create")))
+      .returning({ key: t.key })
+      .prepare("tas_outbox_mark_created"),
+  ).execute({ key: k, id: scenario.id, now });
   return { applied: updated.length > 0, ready: await takeReadyChildren(client, k, now) };
 }
 
-const exists = statement<{ key: string }>(
-  "outbox_mark_exists",
-  (o) =>
+export async function markExists(db: PoolClient, k: string, message: string, now: string): Promise<boolean> {
+  const rows = await once(db, "markExists", (o) =>
     o
       .update(t)
       .set({
@@ -79,12 +70,10 @@ const exists = statement<{ key: string }>(
         updatedAt: arg("now"),
       })
       .where(and(eq(t.key, key), movable(t, "exist")))
-      .returning({ key: t.key }),
-  ["key"],
-);
-
-export async function markExists(db: PoolClient, k: string, message: string, now: string): Promise<boolean> {
-  return (await exists(db, { key: k, message, now })).length > 0;
+      .returning({ key: t.key })
+      .prepare("tas_outbox_mark_exists"),
+  ).execute({ key: k, message, now });
+  return rows.length > 0;
 }
 
 /**
@@ -97,32 +86,6 @@ function uncertainAfter(attempt: AttemptKnowledge): SQL | boolean | undefined {
   return attempt === "unknown" ? true : undefined; // sure, refused: as it was
 }
 
-const fail = Object.fromEntries(
-  (["none", "sure", "unknown", "refused"] as const).map((attempt) => {
-    const uncertain = uncertainAfter(attempt);
-    return [
-      attempt,
-      statement<{ key: string }>(
-        `outbox_mark_failed_${attempt}`,
-        (o) =>
-          o
-            .update(t)
-            .set({
-              status: "failed",
-              ...(uncertain === undefined ? {} : { uncertain }),
-              inFlight: false,
-              errorCode: arg("code"),
-              lastError: arg("message"),
-              updatedAt: arg("now"),
-            })
-            .where(and(eq(t.key, key), movable(t, "fail")))
-            .returning({ key: t.key }),
-        ["key"],
-      ),
-    ];
-  }),
-) as Record<AttemptKnowledge, (db: Db, values: Record<string, unknown>) => Promise<{ key: string }[]>>;
-
 export async function markFailed(
   db: PoolClient,
   k: string,
@@ -130,7 +93,23 @@ export async function markFailed(
   attempt: AttemptKnowledge,
   now: string,
 ): Promise<boolean> {
-  return (await fail[attempt](db, { key: k, code: settle.code, message: settle.message, now })).length > 0;
+  const uncertain = uncertainAfter(attempt);
+  const rows = await once(db, `markFailed:${attempt}`, (o) =>
+    o
+      .update(t)
+      .set({
+        status: "failed",
+        ...(uncertain === undefined ? {} : { uncertain }),
+        inFlight: false,
+        errorCode: arg("code"),
+        lastError: arg("message"),
+        updatedAt: arg("now"),
+      })
+      .where(and(eq(t.key, key), movable(t, "fail")))
+      .returning({ key: t.key })
+      .prepare(`tas_outbox_mark_failed_${attempt}`),
+  ).execute({ key: k, code: settle.code, message: settle.message, now });
+  return rows.length > 0;
 }
 
 export async function failMany(
