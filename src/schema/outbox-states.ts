@@ -66,6 +66,27 @@ export const TRANSITIONS = {
 
 export type TransitionName = keyof typeof TRANSITIONS;
 
+/** What each transition clears besides setting its status (its own values come with it: a reason, an id, the time). */
+const CLEARS = {
+  queue: { errorCode: null, lastError: null },
+  hold: {},
+  release: { errorCode: null, lastError: null },
+  // A probe keeps its reason: its create tells whether the credentials work again.
+  probe: {},
+  block: {},
+  create: { scenarioIdSource: "answer", inFlight: false, errorCode: null, lastError: null },
+  exist: { inFlight: false, errorCode: null },
+  fail: { inFlight: false },
+  retry: { errorCode: null, lastError: null },
+} as const satisfies Record<TransitionName, object>;
+
+/** The columns a transition writes, whatever the dialect: spread into the adapter's UPDATE. */
+export function writes<Op extends TransitionName>(
+  op: Op,
+): { status: (typeof TRANSITIONS)[Op]["to"] } & (typeof CLEARS)[Op] {
+  return { status: TRANSITIONS[op].to, ...CLEARS[op] };
+}
+
 /** Whether `op` applies to a row in `status` (pure; the adapters' conditions say the same in SQL). */
 export function canMove(op: TransitionName, status: RequestStatus): boolean {
   return (TRANSITIONS[op].from as readonly RequestStatus[]).includes(status);

@@ -1,6 +1,6 @@
 /** Rows held back while their company's credentials are refused: hold, release, probe, summary. */
 import { and, asc, count, desc, eq, max } from "drizzle-orm";
-import { movable, ready, statusIn } from "../../../schema/outbox-states.js";
+import { movable, ready, statusIn, writes } from "../../../schema/outbox-states.js";
 import type { HeldCompany, Settle } from "../../port-outbox.js";
 import { orm } from "../orm.js";
 import type { Db, PoolClient } from "../pool.js";
@@ -9,7 +9,7 @@ import { p, t } from "./tables.js";
 export async function hold(db: PoolClient, companyId: number, settle: Settle, now: string): Promise<number> {
   const rows = await orm(db)
     .update(t)
-    .set({ status: "held", errorCode: settle.code, lastError: settle.message, updatedAt: now })
+    .set({ ...writes("hold"), errorCode: settle.code, lastError: settle.message, updatedAt: now })
     .where(and(eq(t.companyId, companyId), movable(t, "hold")))
     .returning({ key: t.key });
   return rows.length;
@@ -18,7 +18,7 @@ export async function hold(db: PoolClient, companyId: number, settle: Settle, no
 export async function release(db: PoolClient, companyId: number | undefined, now: string): Promise<number> {
   const rows = await orm(db)
     .update(t)
-    .set({ status: "pending", errorCode: null, lastError: null, updatedAt: now })
+    .set({ ...writes("release"), updatedAt: now })
     .where(and(movable(t, "release"), companyId === undefined ? undefined : eq(t.companyId, companyId)))
     .returning({ key: t.key });
   return rows.length;
@@ -42,7 +42,7 @@ export async function probeHeld(db: PoolClient, now: string): Promise<string[]> 
     if (!first) continue;
     const moved = await o
       .update(t)
-      .set({ status: "queued", updatedAt: now })
+      .set({ ...writes("probe"), updatedAt: now })
       .where(and(eq(t.key, first.key), movable(t, "probe")))
       .returning({ key: t.key });
     if (moved.length) keys.push(first.key);

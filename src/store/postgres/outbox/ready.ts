@@ -1,6 +1,6 @@
 /** Which outbox rows can be queued, which wait on a parent that has no id, which are queued. */
 import { eq, sql } from "drizzle-orm";
-import { movable, orphaned, ready, statusIn, UNSETTLED } from "../../../schema/outbox-states.js";
+import { movable, orphaned, ready, statusIn, UNSETTLED, writes } from "../../../schema/outbox-states.js";
 import { whereAll } from "../../outbox-filter.js";
 import type { Orphan, RowFilter } from "../../port-outbox.js";
 import { arg, once, orm } from "../orm.js";
@@ -11,7 +11,7 @@ import { p, t } from "./tables.js";
 export async function takeReady(db: Db, now: string, filter: RowFilter = {}): Promise<string[]> {
   const rows = await orm(db)
     .update(t)
-    .set({ status: "queued", errorCode: null, lastError: null, updatedAt: now })
+    .set({ ...writes("queue"), updatedAt: now })
     .where(whereAll(t, filter, movable(t, "queue"), ready(t, p)))
     .returning({ key: t.key });
   return rows.map((r) => r.key);
@@ -22,7 +22,7 @@ export async function takeReadyChildren(db: Db, parentKey: string, now: string):
   const rows = await once(db, "takeReadyChildren", (o) =>
     o
       .update(t)
-      .set({ status: "queued", errorCode: null, lastError: null, updatedAt: arg("now") })
+      .set({ ...writes("queue"), updatedAt: arg("now") })
       .where(whereAll(t, {}, eq(t.parentKey, sql.placeholder("parent")), movable(t, "queue"), ready(t, p)))
       .returning({ key: t.key })
       .prepare("tas_outbox_take_ready_children"),

@@ -1,6 +1,6 @@
 /** Settling outbox rows: only rows in a state the transition applies to (schema/outbox-states.ts). */
 import { and, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
-import { idUnknown, movable } from "../../../schema/outbox-states.js";
+import { idUnknown, movable, writes } from "../../../schema/outbox-states.js";
 import { scenarios } from "../../../schema/postgres/index.js";
 import type { AttemptKnowledge, ScenarioIdSource, ScenarioRow, Settle, Settled } from "../../port-outbox.js";
 import { arg, once, orm } from "../orm.js";
@@ -10,7 +10,9 @@ import { t } from "./tables.js";
 
 const key = sql.placeholder("key");
 /** Every column of `scenarios` as a placeholder of its own name, and null for each (the absent ones). */
-const SCENARIO_VALUES = Object.fromEntries(Object.keys(getTableColumns(scenarios)).map((k) => [k, sql.placeholder(k)]));
+const SCENARIO_VALUES = Object.fromEntries(
+  Object.keys(getTableColumns(scenarios)).map((k) => [k, sql.placeholder(k)]),
+);
 const NO_SCENARIO = Object.fromEntries(Object.keys(getTableColumns(scenarios)).map((k) => [k, null]));
 
 /**
@@ -43,12 +45,8 @@ export async function settleCreated(
     o
       .update(t)
       .set({
-        status: "created",
+        ...writes("create"),
         scenarioId: arg("id"),
-        scenarioIdSource: "answer",
-        inFlight: false,
-        lastError: null,
-        errorCode: null,
         updatedAt: arg("now"),
       })
       .where(and(eq(t.key, key), movable(t, "create")))
@@ -63,10 +61,8 @@ export async function markExists(db: PoolClient, k: string, message: string, now
     o
       .update(t)
       .set({
-        status: "exists",
-        inFlight: false,
+        ...writes("exist"),
         lastError: arg("message"),
-        errorCode: null,
         updatedAt: arg("now"),
       })
       .where(and(eq(t.key, key), movable(t, "exist")))
@@ -98,9 +94,8 @@ export async function markFailed(
     o
       .update(t)
       .set({
-        status: "failed",
+        ...writes("fail"),
         ...(uncertain === undefined ? {} : { uncertain }),
-        inFlight: false,
         errorCode: arg("code"),
         lastError: arg("message"),
         updatedAt: arg("now"),
@@ -131,7 +126,7 @@ export async function block(
   if (!keys.length) return 0;
   const rows = await orm(db)
     .update(t)
-    .set({ status: "blocked", errorCode: settle.code, lastError: settle.message, updatedAt: now })
+    .set({ ...writes("block"), errorCode: settle.code, lastError: settle.message, updatedAt: now })
     .where(and(inArray(t.key, [...keys]), movable(t, "block")))
     .returning({ key: t.key });
   return rows.length;
@@ -159,7 +154,7 @@ export async function resetFailed(
 ): Promise<string[]> {
   const rows = await orm(db)
     .update(t)
-    .set({ status: "pending", errorCode: null, lastError: null, updatedAt: now })
+    .set({ ...writes("retry"), updatedAt: now })
     .where(
       and(
         movable(t, "retry"),

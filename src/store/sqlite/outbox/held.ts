@@ -1,6 +1,6 @@
 /** Rows held back while their company's credentials are refused: hold, release, probe, summary. */
 import { and, asc, count, desc, eq, max } from "drizzle-orm";
-import { movable, ready, statusIn } from "../../../schema/outbox-states.js";
+import { movable, ready, statusIn, writes } from "../../../schema/outbox-states.js";
 import type { HeldCompany, Settle } from "../../port-outbox.js";
 import type { Sqlite } from "../connection.js";
 import { atomically, orm, p, t } from "./tables.js";
@@ -8,7 +8,7 @@ import { atomically, orm, p, t } from "./tables.js";
 export function hold(sqlite: Sqlite, companyId: number, settle: Settle, at: string): number {
   return orm(sqlite)
     .update(t)
-    .set({ status: "held", errorCode: settle.code, lastError: settle.message, updatedAt: at })
+    .set({ ...writes("hold"), errorCode: settle.code, lastError: settle.message, updatedAt: at })
     .where(and(eq(t.companyId, companyId), movable(t, "hold")))
     .run().changes;
 }
@@ -16,7 +16,7 @@ export function hold(sqlite: Sqlite, companyId: number, settle: Settle, at: stri
 export function release(sqlite: Sqlite, companyId: number | undefined, at: string): number {
   return orm(sqlite)
     .update(t)
-    .set({ status: "pending", errorCode: null, lastError: null, updatedAt: at })
+    .set({ ...writes("release"), updatedAt: at })
     .where(and(movable(t, "release"), companyId === undefined ? undefined : eq(t.companyId, companyId)))
     .run().changes;
 }
@@ -42,7 +42,7 @@ export function probeHeld(sqlite: Sqlite, at: string): string[] {
       if (!first) continue;
       const moved = db
         .update(t)
-        .set({ status: "queued", updatedAt: at })
+        .set({ ...writes("probe"), updatedAt: at })
         .where(and(eq(t.key, first.key), movable(t, "probe")))
         .run().changes;
       if (moved) keys.push(first.key);

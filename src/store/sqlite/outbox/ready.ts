@@ -1,6 +1,6 @@
 /** Which outbox rows can be queued, which wait on a parent that has no id, which are queued. */
 import { eq, sql } from "drizzle-orm";
-import { movable, orphaned, ready, statusIn, UNSETTLED } from "../../../schema/outbox-states.js";
+import { movable, orphaned, ready, statusIn, UNSETTLED, writes } from "../../../schema/outbox-states.js";
 import { whereAll } from "../../outbox-filter.js";
 import type { Orphan, RowFilter } from "../../port-outbox.js";
 import type { Sqlite } from "../connection.js";
@@ -10,7 +10,7 @@ import { arg, once, orm, p, t } from "./tables.js";
 export function takeReady(sqlite: Sqlite, now: string, filter: RowFilter = {}): string[] {
   return orm(sqlite)
     .update(t)
-    .set({ status: "queued", errorCode: null, lastError: null, updatedAt: now })
+    .set({ ...writes("queue"), updatedAt: now })
     .where(whereAll(t, filter, movable(t, "queue"), ready(t, p)))
     .returning({ key: t.key })
     .all()
@@ -22,7 +22,7 @@ export function takeReadyChildren(sqlite: Sqlite, parentKey: string, now: string
   return once(sqlite, "takeReadyChildren", (db) =>
     db
       .update(t)
-      .set({ status: "queued", errorCode: null, lastError: null, updatedAt: arg("now") })
+      .set({ ...writes("queue"), updatedAt: arg("now") })
       .where(whereAll(t, {}, eq(t.parentKey, sql.placeholder("parent")), movable(t, "queue"), ready(t, p)))
       .returning({ key: t.key })
       .prepare(),

@@ -1,6 +1,6 @@
 /** Settling outbox rows: only rows in a state the transition applies to (schema/outbox-states.ts). */
 import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
-import { idUnknown, movable } from "../../../schema/outbox-states.js";
+import { idUnknown, movable, writes } from "../../../schema/outbox-states.js";
 import type { AttemptKnowledge, ScenarioIdSource, ScenarioRow, Settle, Settled } from "../../port-outbox.js";
 import type { Sqlite } from "../connection.js";
 import { takeReadyChildren } from "./ready.js";
@@ -38,12 +38,8 @@ export function settleCreated(sqlite: Sqlite, k: string, scenario: ScenarioRow, 
     db
       .update(t)
       .set({
-        status: "created",
+        ...writes("create"),
         scenarioId: arg("id"),
-        scenarioIdSource: "answer",
-        inFlight: false,
-        lastError: null,
-        errorCode: null,
         updatedAt: arg("now"),
       })
       .where(and(eq(t.key, key), movable(t, "create")))
@@ -62,10 +58,8 @@ export function markExists(sqlite: Sqlite, k: string, message: string, at: strin
       db
         .update(t)
         .set({
-          status: "exists",
-          inFlight: false,
+          ...writes("exist"),
           lastError: arg("message"),
-          errorCode: null,
           updatedAt: arg("now"),
         })
         .where(and(eq(t.key, key), movable(t, "exist")))
@@ -90,9 +84,8 @@ function failStatement(sqlite: Sqlite, attempt: AttemptKnowledge) {
     db
       .update(t)
       .set({
-        status: "failed",
+        ...writes("fail"),
         ...(uncertain === undefined ? {} : { uncertain }),
-        inFlight: false,
         errorCode: arg("code"),
         lastError: arg("message"),
         updatedAt: arg("now"),
@@ -128,7 +121,7 @@ export function block(sqlite: Sqlite, keys: readonly string[], settle: Settle, a
     for (const k of keys)
       n += db
         .update(t)
-        .set({ status: "blocked", errorCode: settle.code, lastError: settle.message, updatedAt: at })
+        .set({ ...writes("block"), errorCode: settle.code, lastError: settle.message, updatedAt: at })
         .where(and(eq(t.key, k), movable(t, "block")))
         .run().changes;
     return n;
@@ -158,7 +151,7 @@ export function resetFailed(
 ): string[] {
   return orm(sqlite)
     .update(t)
-    .set({ status: "pending", errorCode: null, lastError: null, updatedAt: at })
+    .set({ ...writes("retry"), updatedAt: at })
     .where(
       and(
         movable(t, "retry"),
