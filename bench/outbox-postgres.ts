@@ -4,9 +4,10 @@ import { scenarioRequests as pgRequests, scenarios as pgScenarios } from "../src
 import type { PostgresStore } from "../src/store/postgres/index.js";
 import { orm as pgOrm } from "../src/store/postgres/orm.js";
 import * as pgAttempt from "../src/store/postgres/outbox/attempt.js";
+import * as pgReady from "../src/store/postgres/outbox/ready.js";
 import { recordRows as pgRecord } from "../src/store/postgres/outbox/record.js";
 import * as pgSettle from "../src/store/postgres/outbox/settle.js";
-import { batchInserter, run } from "../src/store/postgres/sql.js";
+import { batchInserter, pluck, run } from "../src/store/postgres/sql.js";
 import { transaction } from "../src/store/postgres/tx.js";
 import {
   JOB_ROWS,
@@ -49,6 +50,10 @@ export function postgresPairs(store: PostgresStore): Pair[] {
     created: `UPDATE scenario_requests SET status = 'created', scenario_id = $1, scenario_id_source = 'answer',
        in_flight = false, last_error = NULL, error_code = NULL, updated_at = $2
      WHERE key = $3 AND status IN ('pending', 'queued', 'held', 'exists', 'failed') RETURNING key`,
+    takeReady: `UPDATE scenario_requests AS r SET status = 'queued', error_code = NULL, last_error = NULL, updated_at = $1
+     WHERE r.batch_id = $2 AND r.status IN ('pending', 'blocked') AND (r.parent_key IS NULL OR EXISTS
+       (SELECT 1 FROM scenario_requests p WHERE p.key = r.parent_key AND p.scenario_id IS NOT NULL
+          AND p.status IN ('created', 'exists'))) RETURNING r.key`,
     ready: `UPDATE scenario_requests AS r SET status = 'queued', error_code = NULL, last_error = NULL, updated_at = $1
      WHERE r.parent_key = $2 AND r.status IN ('pending', 'blocked') AND (r.parent_key IS NULL OR EXISTS
        (SELECT 1 FROM scenario_requests p WHERE p.key = r.parent_key AND p.scenario_id IS NOT NULL
@@ -87,6 +92,21 @@ export function postgresPairs(store: PostgresStore): Pair[] {
         await run(c, hand.created, [1_000_000 + i, NOW, k]);
         await run(c, hand.ready, [NOW, k]);
       }),
+    },
+    {
+      what: `take ready: ${fmt(RECORD_ROWS)} rows queued at once`,
+      uses: "drizzle",
+      ops: RECORD_ROWS,
+      reset: async () => {
+        await pool.query("TRUNCATE scenario_requests");
+        await pgRecord(pool, seed, "b", "/seed", NOW);
+      },
+      drizzle: async () => {
+        await pgReady.takeReady(pool, NOW, { batchId: "b" });
+      },
+      driver: async () => {
+        await pluck(pool, hand.takeReady, [NOW, "b"]);
+      },
     },
     {
       what: `record ${fmt(RECORD_ROWS)} rows`,

@@ -1,13 +1,15 @@
-import { getTableColumns } from "drizzle-orm";
+import { and, eq, getTableColumns } from "drizzle-orm";
+import { movable, ready, writes } from "../src/schema/outbox-states.js";
 import {
   scenarioRequests as sqliteRequests,
   scenarios as sqliteScenarios,
 } from "../src/schema/sqlite/index.js";
 import type { SqliteStore } from "../src/store/sqlite/index.js";
 import * as sqAttempt from "../src/store/sqlite/outbox/attempt.js";
+import * as sqReady from "../src/store/sqlite/outbox/ready.js";
 import { recordRows as sqRecord } from "../src/store/sqlite/outbox/record.js";
 import * as sqSettle from "../src/store/sqlite/outbox/settle.js";
-import { orm as sqOrm } from "../src/store/sqlite/outbox/tables.js";
+import { orm as sqOrm, p as sqParent } from "../src/store/sqlite/outbox/tables.js";
 import { plucked, prepared } from "../src/store/sqlite/prepared.js";
 import { inserter } from "../src/store/sqlite/statements.js";
 import {
@@ -92,6 +94,31 @@ export function sqlitePairs(store: SqliteStore): Pair[] {
         prepared(sqlite, hand.created).run(1_000_000 + i, NOW, k);
         plucked(sqlite, hand.ready).all(NOW, k);
       }),
+    },
+    {
+      what: `take ready: ${fmt(RECORD_ROWS)} rows queued at once`,
+      uses: "driver",
+      ops: RECORD_ROWS,
+      reset: async () => {
+        sqlite.exec("DELETE FROM scenario_requests");
+        sqRecord(sqlite, seed, "b", "/seed", NOW);
+      },
+      drizzle: async () => {
+        db.update(sqliteRequests)
+          .set({ ...writes("queue"), updatedAt: NOW })
+          .where(
+            and(
+              eq(sqliteRequests.batchId, "b"),
+              movable(sqliteRequests, "queue"),
+              ready(sqliteRequests, sqParent),
+            ),
+          )
+          .returning({ key: sqliteRequests.key })
+          .all();
+      },
+      driver: async () => {
+        sqReady.takeReady(sqlite, NOW, { batchId: "b" });
+      },
     },
     {
       what: `record ${fmt(RECORD_ROWS)} rows (the INSERT)`,

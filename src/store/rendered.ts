@@ -35,5 +35,24 @@ export function render(query: Renderable): {
 } {
   const { sql: text, params } = query.toSQL();
   const slots = params.map(slotOf);
-  return { text, args: (values) => slots.map((s) => ("name" in s ? s.encode(values[s.name]) : s.value)) };
+  // Per row of a 100,000-row seed file: plain arrays and a loop, no closure per parameter.
+  const names = slots.map((s) => ("name" in s ? s.name : null));
+  const encoders = slots.map((s) => ("name" in s && s.encode !== asIs ? s.encode : null));
+  const constants = slots.map((s) => ("value" in s ? s.value : undefined));
+  const n = slots.length;
+  return {
+    text,
+    args: (values) => {
+      const out = new Array<unknown>(n);
+      for (let i = 0; i < n; i++) {
+        const name = names[i];
+        if (name === null || name === undefined) out[i] = constants[i];
+        else {
+          const encode = encoders[i];
+          out[i] = encode ? encode(values[name]) : values[name];
+        }
+      }
+      return out;
+    },
+  };
 }

@@ -4,17 +4,30 @@ import { movable, orphaned, ready, statusIn, UNSETTLED, writes } from "../../../
 import { whereAll } from "../../outbox-filter.js";
 import type { Orphan, RowFilter } from "../../port-outbox.js";
 import type { Sqlite } from "../connection.js";
-import { arg, once, orm, p, t } from "./tables.js";
+import { arg, once, orm, p, rendered, t } from "./tables.js";
 
-/** Pending and blocked rows that are ready become queued; one statement. */
+/** The filter's parts that are given, as placeholders of their own names. */
+function filterShape(filter: RowFilter): RowFilter {
+  const shape: Record<string, unknown> = {};
+  for (const k of ["batchId", "parentKey", "companyId"] as const)
+    if (filter[k] !== undefined) shape[k] = sql.placeholder(k);
+  return shape as RowFilter;
+}
+
+/**
+ * Pending and blocked rows that are ready become queued; one statement, its SQL the builder's
+ * and run by the driver (tables.ts `rendered`): a push of 100,000 rows queues them all at once,
+ * and drizzle's execution of it measured +40% (`npm run bench:outbox`).
+ */
 export function takeReady(sqlite: Sqlite, now: string, filter: RowFilter = {}): string[] {
-  return orm(sqlite)
-    .update(t)
-    .set({ ...writes("queue"), updatedAt: now })
-    .where(whereAll(t, filter, movable(t, "queue"), ready(t, p)))
-    .returning({ key: t.key })
-    .all()
-    .map((r) => r.key);
+  const shape = filterShape(filter);
+  return rendered(sqlite, `takeReady:${Object.keys(shape).join(",")}`, (db) =>
+    db
+      .update(t)
+      .set({ ...writes("queue"), updatedAt: arg("now") })
+      .where(whereAll(t, shape, movable(t, "queue"), ready(t, p)))
+      .returning({ key: t.key }),
+  ).pluck<string>({ ...filter, now });
 }
 
 /** The children a created row makes ready: queued (part of settleCreated, on the hot path). */

@@ -59,10 +59,18 @@ export function recordRows(
     skipped: { created: 0, exists: 0, failed: 0 },
     changedPayload: [],
   };
+  // One object for every row, its fields set in place: a spread per row cost more than the INSERT.
+  const at: Record<string, unknown> = { batchId, sourceFile, now };
   sqlite.transaction(() => {
     for (const row of rows) {
-      const at = { ...row, batchId, sourceFile, now };
-      if (insert(at).changes === 1) {
+      at.key = row.key;
+      at.companyId = row.companyId;
+      at.projectId = row.projectId;
+      at.scenarioName = row.scenarioName;
+      at.payloadJson = row.payloadJson;
+      at.parentKey = row.parentKey;
+      at.line = row.line;
+      if (insert.run(at).changes === 1) {
         result.recorded++;
         continue;
       }

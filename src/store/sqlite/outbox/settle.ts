@@ -46,7 +46,7 @@ export function settleCreated(sqlite: Sqlite, k: string, scenario: ScenarioRow, 
       .prepare(),
   );
   return atomically(sqlite, () => {
-    insertScenario(scenario);
+    insertScenario.run(scenario);
     const applied = update.run({ key: k, id: scenario.id, now: at }).changes > 0;
     return { applied, ready: takeReadyChildren(sqlite, k, at) };
   });

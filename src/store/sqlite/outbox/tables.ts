@@ -37,10 +37,18 @@ export function rendered(
   sqlite: Sqlite,
   name: string,
   build: (db: ReturnType<typeof orm>) => Renderable,
-): (values: Record<string, unknown>) => Database.RunResult {
+): {
+  run(values: Record<string, unknown>): Database.RunResult;
+  /** The first column of every row (a RETURNING key). */
+  pluck<T>(values: Record<string, unknown>): T[];
+} {
   return perConnection(sqlite, `rendered:${name}`, () => {
     const { text, args } = render(build(orm(sqlite)));
     const stmt = sqlite.prepare(text);
-    return (values) => stmt.run(...(args(values) as unknown[]));
+    const plucked = stmt.reader ? sqlite.prepare(text).pluck() : null;
+    return {
+      run: (values) => stmt.run(args(values)),
+      pluck: <T>(values: Record<string, unknown>) => (plucked?.all(args(values)) ?? []) as T[],
+    };
   });
 }
