@@ -119,13 +119,8 @@ export interface RowFilter {
 }
 
 export interface OutboxStore {
-  /** Record the rows of a seed file (one transaction). */
-  record(
-    rows: readonly NewRequest[],
-    batchId: string,
-    sourceFile: string,
-    now: string,
-  ): Promise<RecordResult>;
+  /** Record the rows of a seed file (one transaction); read once, in order. */
+  record(rows: Iterable<NewRequest>, batchId: string, sourceFile: string, now: string): Promise<RecordResult>;
   recordRejections(
     batchId: string,
     sourceFile: string,

@@ -18,7 +18,7 @@ const CHUNK = 1000;
 /** Every valid row of a seed file, in one transaction, a chunk of rows per statement. */
 export function recordRows(
   pool: Pool,
-  rows: readonly NewRequest[],
+  rows: Iterable<NewRequest>,
   batchId: string,
   sourceFile: string,
   now: string,
@@ -35,7 +35,7 @@ export function recordRows(
 }
 
 /** Chunks of at most CHUNK rows, each key once in a chunk (a repeated key starts a new one). */
-function* chunks(rows: readonly NewRequest[]): Generator<NewRequest[]> {
+function* chunks(rows: Iterable<NewRequest>): Generator<NewRequest[]> {
   let chunk: NewRequest[] = [];
   let keys = new Set<string>();
   for (const row of rows) {

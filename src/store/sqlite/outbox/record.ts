@@ -10,7 +10,7 @@ const v = (name: string) => sql.placeholder(name);
 /** Every row, in one transaction: a new key (the common case) costs one statement. */
 export function recordRows(
   sqlite: Sqlite,
-  rows: readonly NewRequest[],
+  rows: Iterable<NewRequest>,
   batchId: string,
   sourceFile: string,
   now: string,
