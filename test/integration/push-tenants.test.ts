@@ -44,6 +44,8 @@ describe.each(storeKinds())("push for two companies on $name", (kind) => {
   let h: PushHarness | undefined;
   let daemon: RunningDaemon | undefined;
   afterEach(async () => {
+    // A test that failed while the daemon was frozen leaves it stopped: it must hear SIGTERM.
+    daemon?.kill("SIGCONT");
     daemon?.kill("SIGTERM");
     if (daemon) expect((await daemon.exited).code).toBe(0);
     daemon = undefined;
@@ -90,9 +92,17 @@ describe.each(storeKinds())("push for two companies on $name", (kind) => {
     const seed = rows("static");
     expect((await cli(["push", t.seed("two.ndjson", seed), "--config", t.configPath])).code).toBe(0);
 
-    await until("the good company's 30 rows created and the other's 10 held", async () =>
-      (await count(t, GOOD, "created")) === 30 && (await count(t, BAD, "held")) === 10 ? true : undefined,
+    await until("the good company's 30 rows created", async () =>
+      (await count(t, GOOD, "created")) === 30 ? true : undefined,
     );
+    // The daemon probes one held row every 300 ms: freeze it between two probes, all ten held,
+    // so that what push-failures and status show stands still while they are read.
+    await until("all ten held, the daemon frozen between two probes", async () => {
+      d.kill("SIGSTOP");
+      if ((await count(t, BAD, "held")) === 10) return true;
+      d.kill("SIGCONT");
+      return undefined;
+    });
     const queue = new Queue("push", { connection: t.redis, prefix: t.prefix });
     try {
       expect(await queue.isPaused()).toBe(false);
@@ -117,6 +127,7 @@ describe.each(storeKinds())("push for two companies on $name", (kind) => {
       `  held, company ${BAD} (10 row(s)): the service refuses company ${BAD}'s static token`,
     );
     expect(status.stdout).not.toContain("PAUSED");
+    d.kill("SIGCONT");
     expect(d.logs().filter((l) => l.msg.startsWith(`PUSH HELD for company ${BAD}`)).length).toBeGreaterThan(
       0,
     );
