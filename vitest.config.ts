@@ -9,8 +9,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Integration tests share one Redis and spawn servers; the machine has two cores.
     maxWorkers: 2,
-    // CI reads the counts from the JSON report (.ci/run prints "N passed, N failed").
-    reporters: ci ? ["default", "json"] : ["default"],
+    // CI reads the counts from the JSON report, and failed files and unhandled errors from its
+    // own summary (.ci/run prints "N passed, N failed, N failed files, N unhandled errors").
+    reporters: ci ? ["default", "json", "./test/support/ci-summary-reporter.ts"] : ["default"],
     outputFile: ci ? { json: ".vitest-report.json" } : {},
   },
 });

@@ -16,8 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Config, parseConfig } from "../src/config/index.js";
 import { createLogger, type Logger } from "../src/log.js";
-import { loadSeed, recordSeed } from "../src/push/submit.js";
-import { waitForBatch } from "../src/push/wait.js";
+import { PushReconciler } from "../src/push/reconcile.js";
+import { loadSeed, submit } from "../src/push/submit.js";
 import { PushQueue } from "../src/queue/push.js";
 import { createClients } from "../src/runtime.js";
 import type { StatusCounts } from "../src/store/port-outbox.js";
@@ -106,11 +106,16 @@ async function pushAll(
     const seed = await loadSeed(cfg, seedPath);
     if (seed.problems.length) throw new Error(`seed file has ${seed.problems.length} problem(s)`);
     const batchId = randomUUID();
-    const submitted = await recordSeed(store.outbox, seed, batchId, new Date().toISOString());
-    await queue.enqueue(submitted.toEnqueue);
-    const cpu = process.cpuUsage();
-    queue.startWorker();
-    const result = await waitForBatch(store.outbox, batchId, { pollMs: 500, signal: env.signal });
+    const reconciler = new PushReconciler(store.outbox, queue, env.logger);
+    let cpu = process.cpuUsage();
+    const { waited } = await submit({ outbox: store.outbox, jobs: queue, reconciler }, seed, {
+      batchId,
+      onSubmitted: () => {
+        cpu = process.cpuUsage();
+      },
+      wait: { startWorker: () => queue.startWorker(), pollMs: 500, signal: env.signal },
+    });
+    const result = waited as NonNullable<typeof waited>;
     if (!result.done) throw new Error(result.reason);
     const used = process.cpuUsage(cpu);
     // The outbox stamps each settle with the wall clock, to the millisecond.

@@ -29,11 +29,14 @@ export class RetryLaterError extends Error {
 /** Runs the plain function; a transient failure is thrown so BullMQ retries with backoff. */
 export async function process(
   data: unknown,
-  attempt: { made: number; max: number },
+  attempt: { made: number; max: number; rateLimitWaits: number },
   deps: CreateDeps,
 ): Promise<Exclude<CreateResult, { status: "retry" }>> {
   const { key } = payloadSchema.parse(data);
-  const result = await createScenarioFor(deps, key, attempt.made + 1 >= attempt.max);
+  const result = await createScenarioFor(deps, key, {
+    final: attempt.made + 1 >= attempt.max,
+    rateLimitWaits: attempt.rateLimitWaits,
+  });
   if (result.status === "retry") throw new RetryLaterError(`${result.code}: ${result.message}`);
   return result;
 }

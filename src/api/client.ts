@@ -182,10 +182,16 @@ export class TasClient {
     return res.text;
   }
 
+  /** Whether a refused token can be renewed (a password grant), or not (a static token). */
+  get renewableAuth(): boolean {
+    return this.deps.auth.renewable;
+  }
+
   /**
-   * POST /api/projects/{projectId}/scenarios. One attempt as far as the server can tell
-   * (401 and 429 are resent: neither was processed); the caller owns retries, because
-   * only it knows whether an earlier attempt's outcome is unknown.
+   * POST /api/projects/{projectId}/scenarios. One attempt as far as the server can tell (a
+   * 401 is resent after re-authenticating: it was not processed); the caller owns retries,
+   * because only it knows whether an earlier attempt's outcome is unknown, and 429s, because
+   * only it knows whose rows should wait (a RateLimitedError leaves at once).
    */
   async createScenario(
     projectId: number,
@@ -203,6 +209,7 @@ export class TasClient {
         body: payload,
         idempotent: false,
         maxBytes: MAX_RECORD_BYTES,
+        onRateLimited: "throw",
         ...(beforeSend ? { beforeSend } : {}),
       }),
     );

@@ -55,6 +55,11 @@ export interface RequestSpec {
   maxBytes?: number;
   /** request only: aborts the request (its body too) and every retry; the abort is never retried. */
   signal?: AbortSignal;
+  /**
+   * A 429 is waited out here (default), or thrown at once for the caller to wait without
+   * holding anything meanwhile (a push job waits delayed in the queue: push/gate.ts).
+   */
+  onRateLimited?: "wait" | "throw";
 }
 
 export type Response = Dispatcher.ResponseData;
@@ -124,7 +129,11 @@ export class HttpTransport {
       } catch (err) {
         const e = err as ApiError;
         if (spec.signal?.aborted) throw e;
-        if (e instanceof RateLimitedError && rateLimitWaits < MAX_RATE_LIMIT_WAITS) {
+        if (
+          e instanceof RateLimitedError &&
+          spec.onRateLimited !== "throw" &&
+          rateLimitWaits < MAX_RATE_LIMIT_WAITS
+        ) {
           rateLimitWaits++;
           attempt--;
           const wait = e.retryAfterMs ?? backoffMs(rateLimitWaits, this.#random);

@@ -1,25 +1,28 @@
 /** Commands over the push outbox (specs in catalog/push.ts): push-failures, retry-failed, resume-push, set-parent-id. */
-import { queueReady } from "../push/settle.js";
+import type { OutboxRow } from "../push/operations.js";
+import { resumeHeld, retryFailed, setParentId } from "../push/operations.js";
 import { openStore } from "../store/open.js";
-import type { OutboxRow } from "../store/port-outbox.js";
 import { withPushQueue } from "./push-env.js";
 import { formatTable } from "./table.js";
-import { atLeast, type CommandRun, UsageError } from "./types.js";
+import { atLeast, type CommandRun, intFlag, UsageError } from "./types.js";
 
 export const runPushFailures: CommandRun = async (ctx) => {
   const limit = atLeast(ctx.flags, "limit", 1) ?? 100;
+  if (ctx.flags.blocked && ctx.flags.held) throw new UsageError("give --blocked or --held, not both");
+  const status = ctx.flags.blocked ? "blocked" : ctx.flags.held ? "held" : "failed";
   const store = await openStore(ctx.config().database);
   try {
-    const rows = await store.outbox.rowsWithStatus(ctx.flags.blocked ? "blocked" : "failed", {
+    const rows = await store.outbox.rowsWithStatus(status, {
       code: typeof ctx.flags.code === "string" ? ctx.flags.code : undefined,
       limit,
     });
     if (ctx.flags.json) for (const r of rows) ctx.out(JSON.stringify(rowJson(r)));
-    else
+    else {
       ctx.out(
         formatTable(
           rows.map((r) => ({
             key: r.key,
+            company: r.companyId,
             project: r.projectId,
             code: r.errorCode,
             attempts: r.attempts,
@@ -29,6 +32,11 @@ export const runPushFailures: CommandRun = async (ctx) => {
           80,
         ),
       );
+      // Rows that wait for their credentials are not failures, but nobody should miss them.
+      if (status !== "held")
+        for (const h of await store.outbox.heldCompanies())
+          ctx.out(`held: company ${h.companyId}, ${h.rows} row(s): ${h.message} (list them: --held)`);
+    }
     return 0;
   } finally {
     await store.close();
@@ -53,20 +61,13 @@ function rowJson(r: OutboxRow) {
 }
 
 export const runRetryFailed: CommandRun = async (ctx) =>
-  withPushQueue(ctx.config(), await ctx.logger(), async ({ store, queue }) => {
-    const now = new Date().toISOString();
-    const reset = await store.outbox.resetFailed(
-      {
-        code: typeof ctx.flags.code === "string" ? ctx.flags.code : undefined,
-        key: typeof ctx.flags.key === "string" ? ctx.flags.key : undefined,
-      },
-      now,
-    );
-    const ready = await queueReady(store.outbox, now);
-    await queue.forget(ready);
-    await queue.enqueue(ready);
+  withPushQueue(ctx.config(), await ctx.logger(), async ({ ops }) => {
+    const { reset, queued } = await retryFailed(ops, {
+      code: typeof ctx.flags.code === "string" ? ctx.flags.code : undefined,
+      key: typeof ctx.flags.key === "string" ? ctx.flags.key : undefined,
+    });
     ctx.out(
-      `${reset.length} failed row(s) back to pending; ${ready.length} queued now (the daemon or push --wait creates them)`,
+      `${reset} failed row(s) back to pending; ${queued} queued now (the daemon or push --wait creates them)`,
     );
     return 0;
   });
@@ -77,29 +78,30 @@ export const runSetParentId: CommandRun = async (ctx) => {
   const id = Number(idText);
   if (!Number.isSafeInteger(id) || id <= 0)
     throw new UsageError(`ID must be a positive integer, got "${idText}"`);
-  return withPushQueue(ctx.config(), await ctx.logger(), async ({ store, queue }) => {
-    const now = new Date().toISOString();
-    const row = await store.outbox.get(key);
-    if (!row) throw new UsageError(`no push row with key "${key}"`);
-    if (!(await store.outbox.learnId(key, id, "user", now))) {
-      const why =
-        row.status === "exists"
-          ? `it already has scenario id ${row.scenarioId}`
-          : row.status === "blocked" && row.parentKey
-            ? `it is the one waiting; give its parent's key, ${row.parentKey}`
-            : `its status is ${row.status}, not exists`;
-      throw new UsageError(`row "${key}" does not wait for an id: ${why}`);
-    }
-    const ready = await queueReady(store.outbox, now);
-    await queue.enqueue(ready);
-    ctx.out(`row ${key} has scenario id ${id}; ${ready.length} waiting row(s) queued`);
+  return withPushQueue(ctx.config(), await ctx.logger(), async ({ ops }) => {
+    const { queued } = await setParentId(ops, key, id);
+    ctx.out(`row ${key} has scenario id ${id}; ${queued} waiting row(s) queued`);
     return 0;
   });
 };
 
-export const runResumePush: CommandRun = async (ctx) =>
-  withPushQueue(ctx.config(), await ctx.logger(), async ({ queue }) => {
-    await queue.queue.resume();
-    ctx.out("push queue resumed");
+export const runResumePush: CommandRun = async (ctx) => {
+  const companyId = intFlag(ctx.flags, "company");
+  const cfg = ctx.config();
+  if (companyId !== undefined && !cfg.companies.some((c) => c.id === companyId))
+    throw new UsageError(
+      `company ${companyId} is not in the config (configured: ${cfg.companies.map((c) => c.id).join(", ")})`,
+    );
+  return withPushQueue(cfg, await ctx.logger(), async ({ queue, ops }) => {
+    const { released, queued } = await resumeHeld(ops, companyId);
+    const whose = companyId === undefined ? "" : ` of company ${companyId}`;
+    ctx.out(
+      `${released} held row(s)${whose} go on; ${queued} queued now (the daemon or push --wait creates them)`,
+    );
+    if (await queue.queue.isPaused()) {
+      await queue.queue.resume();
+      ctx.out("push queue resumed");
+    }
     return 0;
   });
+};

@@ -1,7 +1,6 @@
 /** Implementations of sync and migrate (specs in catalog/pull.ts). */
 import { databaseTarget } from "../config/index.js";
-import { openStore } from "../store/open.js";
-import { cleanUpAfterDeadProcesses } from "../sync/housekeeping.js";
+import { openStoreForWork } from "../open-store.js";
 import { runSyncCommand } from "./sync.js";
 import { type CommandRun, intFlag } from "./types.js";
 
@@ -20,9 +19,8 @@ export const runMigrate: CommandRun = async (ctx) => {
   // With --db there may be no config: the default lease then tells a dead run from a live one.
   const cfg = typeof ctx.flags.db === "string" ? undefined : ctx.config();
   const target = cfg ? cfg.database : databaseTarget(ctx.flags.db as string);
-  const store = await openStore(target);
+  const store = await openStoreForWork(target, { logger: await ctx.logger(), leaseMs: cfg?.sync.leaseMs });
   try {
-    await cleanUpAfterDeadProcesses(store, await ctx.logger(), cfg?.sync.leaseMs);
     const n = await store.sql.migrationCount();
     ctx.out(`database ${target.display} is up to date (${n} migrations applied)`);
   } finally {

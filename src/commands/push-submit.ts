@@ -6,24 +6,64 @@
 import { randomUUID } from "node:crypto";
 import type { Config } from "../config/index.js";
 import { valueWithin } from "../deadline.js";
-import { keysToRequeue, type LoadedSeed, recordSeed } from "../push/submit.js";
-import { waitForBatch } from "../push/wait.js";
-import type { StatusCounts } from "../store/port-outbox.js";
+import type { HeldCompany, StatusCounts } from "../push/operations.js";
+import { type LoadedSeed, type Submitted, submit } from "../push/submit.js";
 import { Progress } from "./progress.js";
 import { type PushEnv, withPushQueue } from "./push-env.js";
 import type { CommandContext } from "./types.js";
 
-const RECONCILE_MS = 15_000;
-
 export async function submitSeed(ctx: CommandContext, cfg: Config, seed: LoadedSeed): Promise<number> {
-  return withPushQueue(cfg, await ctx.logger(), (env) => submit(ctx, env, seed));
+  return withPushQueue(cfg, await ctx.logger(), (env) => run(ctx, cfg, env, seed));
 }
 
 /** Record the file, queue what is ready, and with --wait run the workers until it settles. */
-async function submit(ctx: CommandContext, { store, queue }: PushEnv, seed: LoadedSeed): Promise<number> {
-  const batchId = randomUUID();
-  const submitted = await recordSeed(store.outbox, seed, batchId, new Date().toISOString());
-  await queue.enqueue(submitted.toEnqueue);
+async function run(ctx: CommandContext, cfg: Config, env: PushEnv, seed: LoadedSeed): Promise<number> {
+  const { store, queue, ops } = env;
+  const progress = { bar: null as Progress | null };
+  const onSubmitted = async (submitted: Submitted) => {
+    sayRecorded(ctx, submitted);
+    const counts = await store.outbox.counts(submitted.batchId);
+    if (!ctx.flags.wait && counts.pending + counts.queued > 0) await sayWhoConsumes(ctx, queue);
+    if (ctx.flags.wait) {
+      progress.bar = new Progress(submitted.recorded, "push");
+      await sayWhatIsHeld(ctx, queue);
+    }
+  };
+  const { submitted, waited } = await submit(ops, seed, {
+    batchId: randomUUID(),
+    onSubmitted,
+    ...(ctx.flags.wait
+      ? {
+          wait: {
+            startWorker: () => queue.startWorker(),
+            reconcileEveryMs: cfg.push.reconcileEveryMs,
+            signal: ctx.stopSignal,
+            onProgress: (settled: number) => progress.bar?.update(settled),
+            // Bounded: while Redis is away the call would block, and so would Ctrl-C.
+            check: async () =>
+              (await valueWithin(queue.queue.isPaused(), 3000)) === true
+                ? "the push queue is paused (in the dashboard); run tas-sync resume-push"
+                : null,
+          },
+        }
+      : {}),
+  });
+  if (!waited) return 0;
+  progress.bar?.finish();
+  const held = await store.outbox.heldCompanies();
+  printSummary(ctx, waited.counts, await store.outbox.failureReasons(submitted.batchId), held);
+  if (!waited.done) {
+    ctx.out(
+      `stopped waiting: ${waited.reason}; unsettled rows stay queued (run push --wait again, or the daemon)`,
+    );
+    return 1;
+  }
+  // Rows of the file that failed in an earlier push are not "done" either (see Exit codes).
+  const c = waited.counts;
+  return c.failed + c.blocked + c.held + submitted.skipped.failed > 0 ? 1 : 0;
+}
+
+function sayRecorded(ctx: CommandContext, submitted: Submitted): void {
   const s = submitted.skipped;
   ctx.out(
     `recorded ${submitted.recorded} row(s), queued ${submitted.toEnqueue.length} now (children follow their parents); ` +
@@ -34,57 +74,24 @@ async function submit(ctx: CommandContext, { store, queue }: PushEnv, seed: Load
       `note: ${submitted.changedPayload.length} key(s) were recorded earlier with a different payload; the recorded one is kept (e.g. ${submitted.changedPayload[0]})`,
     );
   }
-  const before = await store.outbox.counts(batchId);
-  if (!ctx.flags.wait) {
-    if (before.pending + before.queued > 0) await sayWhoConsumes(ctx, queue);
-    return 0;
-  }
-  const progress = new Progress(submitted.recorded, "push");
-  await sayWhatIsHeld(ctx, queue);
-  // Nothing unsettled: no worker (BullMQ misses its stalled-check timer if closed at once).
-  if (before.pending + before.queued > 0) queue.startWorker();
-  let lastReconcile = Date.now();
-  const result = await waitForBatch(store.outbox, batchId, {
-    signal: ctx.stopSignal,
-    onProgress: (settled) => progress.update(settled),
-    check: async () => {
-      // Bounded: while Redis is away the call would block, and so would Ctrl-C.
-      if ((await valueWithin(queue.queue.isPaused(), 3000)) === true)
-        return "the push queue is paused (the service refused our token); see the log";
-      // A row left queued without a job (its job died outside the normal path) would
-      // wait forever: re-add jobs now and then. Job ids make this a no-op otherwise.
-      if (Date.now() - lastReconcile > RECONCILE_MS) {
-        lastReconcile = Date.now();
-        await queue.enqueue(await keysToRequeue(store.outbox, new Date().toISOString(), batchId));
-      }
-      return null;
-    },
-  });
-  progress.finish();
-  printSummary(ctx, result.counts, await store.outbox.failureReasons(batchId));
-  if (!result.done) {
-    ctx.out(
-      `stopped waiting: ${result.reason}; unsettled rows stay queued (run push --wait again, or the daemon)`,
-    );
-    return 1;
-  }
-  // Rows of the file that failed in an earlier push are not "done" either (see Exit codes).
-  return result.counts.failed + result.counts.blocked + s.failed > 0 ? 1 : 0;
 }
 
 export function printSummary(
   ctx: CommandContext,
   c: StatusCounts,
   reasons: { code: string; n: number }[],
+  held: HeldCompany[],
 ): void {
   ctx.out(
-    `created ${c.created}, already existed ${c.exists}, failed ${c.failed}${c.blocked ? `, waiting for a parent's id ${c.blocked}` : ""}${c.pending + c.queued ? `, unsettled ${c.pending + c.queued}` : ""}`,
+    `created ${c.created}, already existed ${c.exists}, failed ${c.failed}${c.blocked ? `, waiting for a parent's id ${c.blocked}` : ""}${c.held ? `, held ${c.held}` : ""}${c.pending + c.queued ? `, unsettled ${c.pending + c.queued}` : ""}`,
   );
   for (const r of reasons) ctx.out(`  failed ${r.code}: ${r.n}`);
   if (c.blocked)
     ctx.out(
       "  waiting rows need their parent's scenario id: see tas-sync push-failures --blocked, then tas-sync set-parent-id KEY ID",
     );
+  if (c.held)
+    for (const h of held) ctx.out(`  held, company ${h.companyId} (${h.rows} row(s)): ${h.message}`);
 }
 
 /**

@@ -5,10 +5,8 @@
 
 import type { DatabaseTarget } from "../config/index.js";
 import { openStore } from "../store/open.js";
-import { QueryError } from "../store/port.js";
 import { createSink, type OutputFormat, type TableOptions } from "./format/index.js";
 import { StreamOutput } from "./stream-output.js";
-import { UsageError } from "./types.js";
 
 export interface QueryRun {
   /** One SQL statement. */
@@ -27,7 +25,7 @@ const STOPPED = 130;
 
 /**
  * Runs the query and writes every row; 0 when done (or when the reader went away), 130 when
- * stopped by the signal. Bad SQL and writes throw a UsageError with a one-line message.
+ * stopped by the signal. Bad SQL and writes throw a QueryError (a UserError) with a one-line message.
  */
 export async function runQuery(q: QueryRun): Promise<number> {
   const store = await openStore(q.database, { readonly: true });
@@ -47,9 +45,6 @@ export async function runQuery(q: QueryRun): Promise<number> {
     sink.end();
     await out.flush();
     return q.signal?.aborted ? STOPPED : 0;
-  } catch (err) {
-    if (err instanceof QueryError) throw new UsageError(err.message);
-    throw err;
   } finally {
     out.dispose();
     await store.close();

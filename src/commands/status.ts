@@ -1,10 +1,9 @@
 /** `tas-sync status` (spec in catalog/service.ts): freshness, queue states, outbox counts; exit 3 when unhealthy. */
 import type { Config } from "../config/index.js";
+import type { HeldCompany, StatusCounts } from "../push/operations.js";
 import { assertRedis } from "../queue/connection.js";
 import { inspectQueues, type QueuesSnapshot } from "../queue/inspect.js";
-import { openStore } from "../store/open.js";
-import type { Store } from "../store/port.js";
-import type { StatusCounts } from "../store/port-outbox.js";
+import { openStore, type Store } from "../store/open.js";
 import { type CompanyFreshness, freshness } from "../sync/freshness.js";
 import { formatTable } from "./table.js";
 import type { CommandContext, CommandRun } from "./types.js";
@@ -14,6 +13,8 @@ interface Report {
   queues: QueuesSnapshot | { error: string };
   outbox: StatusCounts;
   reasons: { code: string; n: number }[];
+  /** Companies whose rows are held (credentials refused), and why. */
+  held: HeldCompany[];
 }
 
 export const runStatus: CommandRun = async (ctx) => {
@@ -45,6 +46,7 @@ async function collect(ctx: CommandContext, store: Store, cfg: Config): Promise<
     queues,
     outbox: await store.outbox.counts(),
     reasons: await store.outbox.failureReasons(),
+    held: await store.outbox.heldCompanies(),
   };
 }
 
@@ -74,7 +76,16 @@ function toJson(r: Report) {
       "error" in r.queues
         ? { error: r.queues.error }
         : Object.fromEntries(r.queues.queues.map((q) => [q.name, { paused: q.paused, jobs: q.counts }])),
-    outbox: { ...r.outbox, failure_reasons: r.reasons },
+    outbox: {
+      ...r.outbox,
+      failure_reasons: r.reasons,
+      held_companies: r.held.map((h) => ({
+        company_id: h.companyId,
+        rows: h.rows,
+        code: h.code,
+        reason: h.message,
+      })),
+    },
   };
 }
 
@@ -107,8 +118,9 @@ function printText(ctx: CommandContext, r: Report): void {
   }
   const o = r.outbox;
   ctx.out(
-    `\npush outbox: pending ${o.pending}, queued ${o.queued}, created ${o.created}, exists ${o.exists}, failed ${o.failed}, blocked ${o.blocked}`,
+    `\npush outbox: pending ${o.pending}, queued ${o.queued}, created ${o.created}, exists ${o.exists}, failed ${o.failed}, blocked ${o.blocked}, held ${o.held}`,
   );
   for (const x of r.reasons) ctx.out(`  failed ${x.code}: ${x.n}`);
   if (o.blocked) ctx.out("  blocked rows wait for their parent's id: tas-sync push-failures --blocked");
+  for (const h of r.held) ctx.out(`  held, company ${h.companyId} (${h.rows} row(s)): ${h.message}`);
 }

@@ -1,11 +1,10 @@
 /** `tas-sync sync`: one-shot pull of every configured company (no Redis). */
 import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
+import { openStoreForWork } from "../open-store.js";
 import { createClients } from "../runtime.js";
-import { openStore } from "../store/open.js";
 import { syncCompanies } from "../sync/companies.js";
 import type { CompanySyncResult } from "../sync/company.js";
-import { cleanUpAfterDeadProcesses } from "../sync/housekeeping.js";
 import { SyncProgressView } from "./sync-progress.js";
 import { UsageError } from "./types.js";
 
@@ -30,13 +29,12 @@ export async function runSyncCommand(cfg: Config, opts: SyncCommandOptions): Pro
       `company ${opts.companyId} is not in the config (configured: ${cfg.companies.map((c) => c.id).join(", ")})`,
     );
   }
-  const store = await openStore(cfg.database);
+  const store = await openStoreForWork(cfg.database, { logger: opts.logger, leaseMs: cfg.sync.leaseMs });
   const clients = createClients(cfg, opts.logger);
   const stream = opts.progress === undefined ? process.stderr : opts.progress;
   const view = stream ? new SyncProgressView(stream, opts.logger) : null;
   let results: CompanySyncResult[];
   try {
-    await cleanUpAfterDeadProcesses(store, opts.logger, cfg.sync.leaseMs);
     results = await syncCompanies(
       (id) => ({
         store,

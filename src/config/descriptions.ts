@@ -165,6 +165,20 @@ export const CONFIG_KEY_DOCS: Record<string, KeyDoc> = {
     description:
       "Create requests per second, **shared by every worker and daemon on the same Redis and `queuePrefix`**, evenly spaced. `null`: no shared limit (429s are still waited out, and `http.maxRequestsPerSecond` still caps each process).",
   },
+  "push.rateLimitScope": {
+    type: '`"company"` or `"host"`',
+    description:
+      "Who waits after a 429. `company`: only the company whose token got it (a service that limits per token); its jobs wait in the queue, holding no worker. `host`: every company (a service that limits per host). See [Push outcomes](../push.md).",
+  },
+  "push.uniqueNames": {
+    description:
+      "The service refuses a second scenario of the same name in a project (as the real one does): a create whose answer was lost is sent again, and the name clash says it exists. `false`: such a row is never sent again; it fails as `OUTCOME_UNKNOWN` for a person to check.",
+  },
+  "push.reconcileEveryMs": {
+    type: "integer ≥ 100",
+    description:
+      "How often the daemon and `push --wait` give a job again to rows left queued without one, and the daemon sends one held row of each company whose credentials were refused, to find out whether they work again.",
+  },
   "push.concurrency": {
     description:
       "Create jobs running at once in one process (daemon or `push --wait`). To reach a rate, allow about rate × response time (200/s at 150 ms needs 30).",

@@ -143,6 +143,22 @@ export function configSchema(env: NodeJS.ProcessEnv = process.env, secretsAt: Se
           maxAttempts: positiveInt.max(50).default(8),
           /** How long a worker's claim on a job lasts unrenewed: a killed worker's jobs run again after it. */
           lockDurationMs: positiveInt.min(1000).default(30_000),
+          /**
+           * Who waits after a 429: "company", only the company whose token got it (a service
+           * that limits per token); "host", every company (a service that limits per host).
+           */
+          rateLimitScope: z.enum(["company", "host"]).default("company"),
+          /**
+           * The service refuses a second scenario of the same name in a project (API-FACTS): a
+           * create whose answer was lost is sent again, and a name clash says it exists. false:
+           * such a row is never sent again; it fails as OUTCOME_UNKNOWN for a person to check.
+           */
+          uniqueNames: z.boolean().default(true),
+          /**
+           * How often rows are given a job again, and held companies probed (the daemon and
+           * push --wait): a row left queued without a job waits at most this long.
+           */
+          reconcileEveryMs: positiveInt.min(100).default(60_000),
         })
         .prefault({}),
       server: serverSchema(env, secretsAt),

@@ -9,6 +9,8 @@ import { formatDuration, maskUrl, staleAfterOf, syncEveryOf } from "../config/in
 import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
 import { Metrics } from "../metrics.js";
+import { openStoreForWork } from "../open-store.js";
+import { PushReconciler } from "../push/reconcile.js";
 import { assertRedis, safeRedisUrl } from "../queue/connection.js";
 import { readQueueState } from "../queue/inspect.js";
 import type { OwnedQueue } from "../queue/owned-queue.js";
@@ -17,12 +19,9 @@ import { RedisWatch } from "../queue/redis-watch.js";
 import { SyncQueue } from "../queue/sync.js";
 import { createClients } from "../runtime.js";
 import { assertServerExposure, type RunningServer, startServer } from "../server/index.js";
-import { openStore } from "../store/open.js";
 import { freshness } from "../sync/freshness.js";
-import { cleanUpAfterDeadProcesses } from "../sync/housekeeping.js";
 import { FreshnessMonitor } from "./freshness-monitor.js";
 import { readinessProbe } from "./readiness.js";
-import { PushReconciler } from "./reconcile.js";
 
 export interface DaemonRoles {
   sync: boolean;
@@ -44,7 +43,7 @@ export async function runDaemon(cfg: Config, opts: DaemonOptions): Promise<numbe
   if (roles.server) assertServerExposure(cfg.server);
   await assertRedis(cfg.redisUrl);
   const started = new Date();
-  const store = await openStore(cfg.database);
+  const store = await openStoreForWork(cfg.database, { logger, leaseMs: cfg.sync.leaseMs });
   const watch = new RedisWatch(logger, safeRedisUrl(cfg.redisUrl));
   const states = async () =>
     freshness(cfg, await store.runs.companyStates(cfg.companies.map((c) => c.id)), new Date(), started);
@@ -71,26 +70,29 @@ export async function runDaemon(cfg: Config, opts: DaemonOptions): Promise<numbe
     : null;
   if (sync) queues.push(sync);
   if (push) queues.push(push);
-  const reconciler = push ? new PushReconciler(push, store.outbox, logger) : null;
+  const reconciler = push ? new PushReconciler(store.outbox, push, logger) : null;
   const monitor = sync ? new FreshnessMonitor({ cfg, store, logger, states }) : null;
   let server: RunningServer | null = null;
   try {
-    await cleanUpAfterDeadProcesses(store, logger, cfg.sync.leaseMs);
     if (sync) {
       await sync.schedule();
       sync.startWorker();
     }
     if (push && reconciler) {
-      await reconciler.requeue("re-queued push rows left by an earlier run");
+      // Held companies are probed at once too: their credentials may have been fixed meanwhile.
+      await reconciler.requeue({ probe: true, message: "re-queued push rows left by an earlier run" });
       push.startWorker();
-      reconciler.start();
+      reconciler.start(cfg.push.reconcileEveryMs, {
+        probe: true,
+        message: "re-queued push rows that had no job, or probed held companies",
+      });
     }
     // Redis may come back empty (no persistence): schedulers and jobs must be made again.
     watch.onReconnect(() => {
       sync
         ?.schedule()
         .catch((err: Error) => logger.warn({ err: err.message }, "could not recreate the schedulers"));
-      reconciler?.requeue("re-queued push rows after Redis came back").catch(() => {});
+      reconciler?.requeue({ message: "re-queued push rows after Redis came back" }).catch(() => {});
     });
     monitor?.start();
     if (roles.server) {

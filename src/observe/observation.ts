@@ -117,7 +117,8 @@ export class Observation {
     }
     const node = new PathNode(parent.entity, asItem ? `${parent.path}[]` : join(parent.path, k));
     if (NO_VALUES.has(`${node.entity}\u0000${node.path}`)) node.values = null;
-    (parent.children ??= new Map()).set(k, node);
+    parent.children ??= new Map();
+    parent.children.set(k, node);
     this.#all.push(node);
     return node;
   }

@@ -15,8 +15,13 @@ export type Outcome =
   | { kind: "failed"; code: string; message: string }
   /** Transient: retry later. `sure` = the server certainly did not create it. */
   | { kind: "retry"; code: string; message: string; sure: boolean }
-  /** The token was refused even after re-authenticating. */
-  | { kind: "unauthorized"; message: string };
+  /** 429: the service did not look at it; wait as long as it says (null: it did not say). */
+  | { kind: "rate-limited"; code: string; message: string; retryAfterMs: number | null }
+  /**
+   * The credentials were refused: the token (after re-authenticating, for a password grant),
+   * or the username and password by the token endpoint (`tokenEndpoint`).
+   */
+  | { kind: "unauthorized"; message: string; tokenEndpoint: boolean };
 
 /**
  * @param uncertain an earlier attempt of this row may have reached the server
@@ -30,7 +35,7 @@ export function classifyFailure(err: unknown, uncertain: boolean): Outcome {
   if (err.operation === "token") {
     return err.retryable
       ? { kind: "retry", code: err.code, message: err.message, sure: true }
-      : { kind: "unauthorized", message: err.message };
+      : { kind: "unauthorized", message: err.message, tokenEndpoint: true };
   }
   if (err instanceof InvalidScenarioNameError) {
     return uncertain
@@ -43,9 +48,10 @@ export function classifyFailure(err: unknown, uncertain: boolean): Outcome {
   }
   if (err instanceof ProjectNotFoundError)
     return { kind: "failed", code: "PROJECT_NOT_FOUND", message: err.message };
-  if (err instanceof UnauthorizedError) return { kind: "unauthorized", message: err.message };
+  if (err instanceof UnauthorizedError)
+    return { kind: "unauthorized", message: err.message, tokenEndpoint: false };
   if (err instanceof RateLimitedError)
-    return { kind: "retry", code: err.code, message: err.message, sure: true };
+    return { kind: "rate-limited", code: err.code, message: err.message, retryAfterMs: err.retryAfterMs };
   // A 2xx we cannot read: the scenario was probably made; a retry's name clash will tell.
   if (err instanceof ResponseFormatError)
     return { kind: "retry", code: err.code, message: err.message, sure: false };

@@ -8,6 +8,8 @@ import type { AttemptKnowledge, OutboxStore, ParentInfo, SendableRow } from "../
 import { noTelemetry, type Telemetry } from "../telemetry.js";
 import { type CreateScenarioBody, scenarioSchema } from "../wire/schemas.js";
 import { classifyFailure } from "./classify.js";
+import type { RateLimitGate } from "./gate.js";
+import { afterProbe, CREDENTIALS_REFUSED, holdCompany, refusedCredentials } from "./held.js";
 import { parentFromRequest, parentObject, scenarioRow } from "./parent.js";
 import { afterExistsWithoutId, blockUnder, failWithDescendants } from "./settle.js";
 
@@ -16,35 +18,53 @@ export interface CreateDeps {
   clientFor(companyId: number): TasClient;
   /** Waits for a slot of the shared rate limit (all workers on the same Redis); absent: no limit. */
   acquireSlot?: () => Promise<void>;
+  /** Who waits after a 429 (./gate.ts); absent: a 429 is a transient failure like a 500. */
+  gate?: RateLimitGate;
+  /**
+   * The service refuses a second scenario of a name in a project (API-FACTS; push.uniqueNames,
+   * default true): an attempt whose outcome is unknown is then sent again, and a name clash
+   * says it was created. false: such a row is never sent again (it could be created twice);
+   * it fails as OUTCOME_UNKNOWN for a person to check.
+   */
+  uniqueNames?: boolean;
   logger: Logger;
   telemetry?: Telemetry;
   now?: () => Date;
 }
 
+/** Where the job stands: its last allowed attempt, and how many 429 waits it has had. */
+export interface JobAttempt {
+  final: boolean;
+  rateLimitWaits: number;
+}
+
+/** How many 429 waits one job sits out before a 429 uses up one of its attempts. */
+export const MAX_RATE_LIMIT_WAITS = 30;
+export const OUTCOME_UNKNOWN = "OUTCOME_UNKNOWN";
 const LOCAL_WRITE_ATTEMPTS = 5;
 
 export type CreateResult =
-  | { status: "created" | "exists" | "failed" | "skipped" | "blocked"; ready: string[] }
-  /** Transient failure: the job should be retried later. */
-  | { status: "retry"; code: string; message: string };
+  | { status: "created" | "exists" | "failed" | "skipped" | "blocked" | "held"; ready: string[] }
+  /** Transient failure: the job should be retried later (uses up one of its attempts). */
+  | { status: "retry"; code: string; message: string }
+  /** Not now, and not the row's fault (a 429): run again after `delayMs`, no attempt used. */
+  | { status: "later"; delayMs: number; reason: string };
 
-/** Thrown when the token is refused after re-authenticating: the queue should pause. */
-export class PushUnauthorizedError extends Error {
-  override name = "PushUnauthorizedError";
-}
-
-const SETTLED = new Set(["created", "exists", "failed"]);
+const NOT_SENDABLE = new Set(["created", "exists", "failed", "held"]);
 
 export async function createScenarioFor(
   deps: CreateDeps,
   key: string,
-  finalAttempt: boolean,
+  job: JobAttempt = { final: false, rateLimitWaits: 0 },
 ): Promise<CreateResult> {
   const { outbox } = deps;
   const telemetry = deps.telemetry ?? noTelemetry;
   const now = () => (deps.now?.() ?? new Date()).toISOString();
   const row = await outbox.sendable(key);
-  if (!row || SETTLED.has(row.status)) return { status: "skipped", ready: [] };
+  if (!row || NOT_SENDABLE.has(row.status)) return { status: "skipped", ready: [] };
+  const wait = deps.gate?.wait(row.companyId) ?? 0;
+  if (wait > 0) return { status: "later", delayMs: wait, reason: "the company's requests are rate limited" };
+  if (deps.uniqueNames === false && (row.uncertain || row.inFlight)) return outcomeUnknown(deps, key, now());
   // The stored payload is the request body as JSON; only a row with a parent_key changes it.
   let payload = row.payloadJson;
   if (row.parentKey) {
@@ -58,8 +78,8 @@ export async function createScenarioFor(
 
   let began = false;
   let uncertain = row.uncertain || row.inFlight;
-  // Every send takes a slot of the shared rate limit, resends after a 429 included. The
-  // write-ahead marker goes right before the first send: a 429 resend is the same attempt.
+  // Every send takes a slot of the shared rate limit. The write-ahead marker goes right before
+  // the first send: a resend after a 401 is the same attempt.
   const beforeSend = async () => {
     if (deps.acquireSlot) await deps.acquireSlot();
     if (!began) {
@@ -68,18 +88,26 @@ export async function createScenarioFor(
       began = true;
     }
   };
+  const client = deps.clientFor(row.companyId);
   let answer: CreatedScenario;
   try {
     deps.logger.debug({ key, projectId: row.projectId }, "creating scenario");
-    answer = await deps.clientFor(row.companyId).createScenario(row.projectId, payload, beforeSend);
+    answer = await client.createScenario(row.projectId, payload, beforeSend);
   } catch (err) {
     const outcome = classifyFailure(err, uncertain);
     // What this run knows of its own attempt (nothing, if it never got to send).
     const sent = (sure: boolean): AttemptKnowledge => (!began ? "none" : sure ? "sure" : "unknown");
+    // Any answer but a refusal says the credentials work: a probe of a held company got through.
+    const probed = async (): Promise<string[]> =>
+      row.errorCode === CREDENTIALS_REFUSED && outcome.kind !== "unauthorized" && began
+        ? afterProbe(outbox, deps.logger, row.companyId, now())
+        : [];
     switch (outcome.kind) {
       case "exists": {
         telemetry.pushOutcome("exists", null);
-        if (!(await outbox.markExists(key, outcome.message, now()))) return { status: "exists", ready: [] };
+        const released = await probed();
+        if (!(await outbox.markExists(key, outcome.message, now())))
+          return { status: "exists", ready: released };
         deps.logger.info(
           { key },
           "scenario already existed after an attempt with a lost answer; not created twice",
@@ -90,43 +118,84 @@ export async function createScenarioFor(
           { key, projectId: row.projectId, scenarioName: body.scenario_name },
           now(),
         );
-        return { status: "exists", ready };
+        return { status: "exists", ready: [...ready, ...released] };
       }
-      case "failed":
+      case "failed": {
         telemetry.pushOutcome("failed", outcome.code);
+        const released = await probed();
         await failWithDescendants(outbox, key, outcome, sent(true), now());
-        return { status: "failed", ready: [] };
-      case "unauthorized":
-        await outbox.endAttempt(key, sent(true), { code: "UNAUTHORIZED", message: outcome.message }, now());
-        throw new PushUnauthorizedError(`company ${row.companyId}: ${outcome.message}`);
-      case "retry":
-        if (finalAttempt) {
-          const message = `gave up after ${row.attempts + 1} attempts: ${outcome.message}`;
-          telemetry.pushOutcome("failed", outcome.code);
-          await failWithDescendants(outbox, key, { code: outcome.code, message }, sent(outcome.sure), now());
-          return { status: "failed", ready: [] };
+        return { status: "failed", ready: released };
+      }
+      case "unauthorized": {
+        const why = refusedCredentials(
+          row.companyId,
+          { renewable: client.renewableAuth, tokenEndpoint: outcome.tokenEndpoint },
+          outcome.message,
+        );
+        // A create the token endpoint kept from leaving is no attempt at all.
+        await outbox.endAttempt(key, outcome.tokenEndpoint && began ? "refused" : sent(true), why, now());
+        // Only this company's rows wait; the job ends (the row is held, not failed).
+        await holdCompany(outbox, deps.logger, row.companyId, why, now());
+        return { status: "held", ready: [] };
+      }
+      case "rate-limited":
+        if (deps.gate && job.rateLimitWaits < MAX_RATE_LIMIT_WAITS) {
+          await outbox.endAttempt(key, began ? "refused" : "none", outcome, now());
+          telemetry.rateLimitWait("createScenario", (outcome.retryAfterMs ?? 0) / 1000);
+          const delayMs = deps.gate.limited(row.companyId, outcome.retryAfterMs);
+          return { status: "later", delayMs, reason: outcome.message };
         }
-        telemetry.pushOutcome("retry", outcome.code);
-        await outbox.endAttempt(key, sent(outcome.sure), outcome, now());
-        return { status: "retry", code: outcome.code, message: outcome.message };
+        return retryOrFail(deps, key, row, outcome, sent(true), job.final, now());
+      case "retry":
+        return retryOrFail(deps, key, row, outcome, sent(outcome.sure), job.final, now());
     }
   }
-  // The service created it: record the answer, and queue the children it unblocks. A local
-  // failure here is not the service's (and must not be classified as an unknown outcome,
-  // which would lose the id): retry it.
+  // The service created it: record the answer and queue the children it unblocks, in one
+  // store operation. A local failure here is not the service's (and must not be classified as
+  // an unknown outcome, which would lose the id): retry it.
   const at = now();
   const created = scenarioRow(answer.scenario, answer.text, key, row.companyId, at);
-  const ready = await withLocalRetries(deps, `record scenario ${created.id} of ${key}`, async () => {
-    // Issued together: the SQLite store commits both in one transaction.
-    const [, children] = await Promise.all([
-      outbox.markCreated(key, created, at),
-      outbox.takeReady(at, { parentKey: key }),
-    ]);
-    return children;
-  });
+  const { ready } = await withLocalRetries(deps, `record scenario ${created.id} of ${key}`, () =>
+    outbox.settleCreated(key, created, at),
+  );
+  const released =
+    row.errorCode === CREDENTIALS_REFUSED ? await afterProbe(outbox, deps.logger, row.companyId, at) : [];
   telemetry.pushOutcome("created", null);
   deps.logger.debug({ key, scenarioId: created.id }, "scenario created");
-  return { status: "created", ready };
+  return { status: "created", ready: [...ready, ...released] };
+}
+
+async function retryOrFail(
+  deps: CreateDeps,
+  key: string,
+  row: SendableRow,
+  outcome: { code: string; message: string },
+  attempt: AttemptKnowledge,
+  final: boolean,
+  now: string,
+): Promise<CreateResult> {
+  const telemetry = deps.telemetry ?? noTelemetry;
+  if (final) {
+    const message = `gave up after ${row.attempts + 1} attempts: ${outcome.message}`;
+    telemetry.pushOutcome("failed", outcome.code);
+    await failWithDescendants(deps.outbox, key, { code: outcome.code, message }, attempt, now);
+    return { status: "failed", ready: [] };
+  }
+  telemetry.pushOutcome("retry", outcome.code);
+  await deps.outbox.endAttempt(key, attempt, outcome, now);
+  return { status: "retry", code: outcome.code, message: outcome.message };
+}
+
+/** An earlier attempt may have created it, and the service's names cannot tell: never send it again. */
+async function outcomeUnknown(deps: CreateDeps, key: string, now: string): Promise<CreateResult> {
+  const settle = {
+    code: OUTCOME_UNKNOWN,
+    message:
+      "an earlier attempt may have created it (its answer was lost) and the service does not refuse repeated names (push.uniqueNames false): not sent again; check the service, then tas-sync retry-failed --key KEY if it is not there",
+  };
+  (deps.telemetry ?? noTelemetry).pushOutcome("failed", OUTCOME_UNKNOWN);
+  await failWithDescendants(deps.outbox, key, settle, "unknown", now);
+  return { status: "failed", ready: [] };
 }
 
 /** The parent object to send, from the parent's answer or its request and known id; null if none. */

@@ -4,7 +4,7 @@
  */
 import type { Logger } from "../log.js";
 
-type Outcome = "created" | "exists" | "failed" | "retry" | "blocked" | "skipped";
+type Outcome = "created" | "exists" | "failed" | "retry" | "blocked" | "held" | "skipped";
 
 export class PushProgressLog {
   readonly #counts: Record<Outcome, number> = {
@@ -13,6 +13,7 @@ export class PushProgressLog {
     failed: 0,
     retry: 0,
     blocked: 0,
+    held: 0,
     skipped: 0,
   };
   #sinceLine = 0;

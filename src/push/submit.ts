@@ -1,9 +1,10 @@
-/** Validate a seed file against the config, then record its rows and queue the ready ones. */
+/** Validate a seed file against the config, then record its rows and queue the ready ones (optionally waiting). */
 import { resolve } from "node:path";
 import type { Config } from "../config/index.js";
 import { readSeedFile, type SeedParseResult, type SeedProblem, type SeedRow } from "../seed/index.js";
-import type { OutboxStore, RecordResult } from "../store/port-outbox.js";
-import { queueReady } from "./settle.js";
+import type { NewRequest, OutboxStore, RecordResult } from "../store/port-outbox.js";
+import type { PushOps } from "./operations.js";
+import { type WaitOptions, type WaitResult, waitForBatch } from "./wait.js";
 
 export interface LoadedSeed {
   file: string;
@@ -61,30 +62,69 @@ export async function loadSeed(
 }
 
 export interface Submitted extends RecordResult {
-  /** Keys to add jobs for now (ready rows, and rows left queued by an interrupted run). */
+  batchId: string;
+  /** Keys given a job now (ready rows, and rows left queued by an interrupted run). */
   toEnqueue: string[];
 }
 
-/** Record the rows (and the rejected ones) and pick what to queue, in the store only. */
+/** The seed file's rows in the store's terms, one at a time (a 100,000-row file's payloads are not all held at once). */
+export function* newRequests(rows: readonly SeedRow[]): Generator<NewRequest> {
+  for (const r of rows)
+    yield {
+      key: r.key,
+      companyId: r.companyId,
+      projectId: r.projectId,
+      scenarioName: r.scenarioName,
+      payloadJson: JSON.stringify(r.body),
+      parentKey: r.parentKey,
+      line: r.line,
+    };
+}
+
+/** Record the rows (and the rejected ones) in the store; nothing is queued yet. */
 export async function recordSeed(
   outbox: OutboxStore,
   seed: LoadedSeed,
   batchId: string,
   now: string,
-): Promise<Submitted> {
-  const result = await outbox.record(seed.valid, batchId, seed.file, now);
+): Promise<RecordResult> {
+  const result = await outbox.record(newRequests(seed.valid), batchId, seed.file, now);
   if (seed.problems.length) await outbox.recordRejections(batchId, seed.file, seed.problems, now);
-  const leftQueued = await outbox.queuedKeys({ batchId });
-  const ready = await queueReady(outbox, now, { batchId });
-  return { ...result, toEnqueue: [...leftQueued, ...ready] };
+  return result;
+}
+
+export interface SubmitOptions {
+  batchId: string;
+  /** Told once the rows are recorded and queued, before any wait. */
+  onSubmitted?: (submitted: Submitted) => void | Promise<void>;
+  /** Wait until the batch settles, running the workers (`startWorker`) and the reconciler meanwhile. */
+  wait?: WaitOptions & { startWorker(): void; reconcileEveryMs?: number };
 }
 
 /**
- * Keys to (re)queue: rows left queued (their job may have died with a process; job ids make
- * a job already there a no-op) and rows that became ready. One rule for the daemon's
- * reconciler and `push --wait`.
+ * Record a seed file, queue what is ready (and give a job again to rows of it left queued by
+ * an interrupted run), and with `wait`, run the workers until every row is settled or waits
+ * for something else (a parent's id, refused credentials).
  */
-export async function keysToRequeue(outbox: OutboxStore, now: string, batchId?: string): Promise<string[]> {
-  const filter = batchId === undefined ? {} : { batchId };
-  return [...(await outbox.queuedKeys(filter)), ...(await queueReady(outbox, now, filter))];
+export async function submit(
+  ops: PushOps,
+  seed: LoadedSeed,
+  opts: SubmitOptions,
+): Promise<{ submitted: Submitted; waited: WaitResult | null }> {
+  const now = (ops.now?.() ?? new Date()).toISOString();
+  const filter = { batchId: opts.batchId };
+  const recorded = await recordSeed(ops.outbox, seed, opts.batchId, now);
+  const { queued, ready } = await ops.reconciler.requeue({ filter });
+  const submitted = { ...recorded, batchId: opts.batchId, toEnqueue: [...queued, ...ready] };
+  await opts.onSubmitted?.(submitted);
+  if (!opts.wait) return { submitted, waited: null };
+  const { startWorker, reconcileEveryMs, ...wait } = opts.wait;
+  // Nothing open: no worker (BullMQ misses its stalled-check timer if closed at once).
+  if ((await ops.outbox.unsettledCount(opts.batchId)) > 0) startWorker();
+  ops.reconciler.start(reconcileEveryMs, { filter });
+  try {
+    return { submitted, waited: await waitForBatch(ops.outbox, opts.batchId, wait) };
+  } finally {
+    ops.reconciler.stop();
+  }
 }

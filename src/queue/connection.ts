@@ -1,9 +1,12 @@
 /** Redis connections for BullMQ, and a fast, clear failure when Redis is not there. */
 import { Redis } from "ioredis";
+import { UserError } from "../errors.js";
 import { coalesceWrites } from "./coalesce.js";
 
-export class RedisUnavailableError extends Error {
+/** Redis does not answer: the user's to fix (start it, or point redisUrl at it), but not a bad config: exit 1. */
+export class RedisUnavailableError extends UserError {
   override name = "RedisUnavailableError";
+  override readonly exitCode: number = 1;
 }
 
 /** The URL with any password hidden, for messages and logs. */

@@ -1,10 +1,15 @@
-/** The push queue: enqueue outbox rows, run create-scenario workers, pause on a refused token. */
+/**
+ * The push queue: enqueue outbox rows, run create-scenario workers. The queue never pauses for
+ * one company: a company whose credentials are refused has its rows held (push/held.ts), and a
+ * 429 delays only the jobs it concerns (push/gate.ts), which wait delayed, holding no slot.
+ */
 import { DelayedError, type Job, type Worker } from "bullmq";
 import * as createJob from "../../jobs/create-scenario.js";
 import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
-import { PushUnauthorizedError } from "../push/create.js";
+import { RateLimitGate } from "../push/gate.js";
 import { PushProgressLog } from "../push/progress-log.js";
+import type { PushJobs } from "../push/reconcile.js";
 import { failWithDescendants } from "../push/settle.js";
 import type { Clients } from "../runtime.js";
 import type { OutboxStore } from "../store/port-outbox.js";
@@ -16,6 +21,8 @@ import type { RedisWatch } from "./redis-watch.js";
 export const PUSH_QUEUE = "push";
 const ENQUEUE_CHUNK = 1000;
 const ENQUEUE_IN_FLIGHT = 4;
+/** How long a job waits for the same key's job that this process is still running. */
+const SAME_KEY_WAIT_MS = 1000;
 
 export interface PushQueueDeps {
   cfg: Config;
@@ -26,7 +33,7 @@ export interface PushQueueDeps {
   watch?: RedisWatch;
 }
 
-export class PushQueue extends OwnedQueue {
+export class PushQueue extends OwnedQueue implements PushJobs {
   constructor(private readonly deps: PushQueueDeps) {
     super(PUSH_QUEUE, deps.cfg, deps.logger, deps.watch);
   }
@@ -66,37 +73,48 @@ export class PushQueue extends OwnedQueue {
       outbox: this.deps.outbox,
       clientFor: (id: number) => this.deps.clients.clientFor(id),
       ...(limiter ? { acquireSlot: () => limiter.acquire() } : {}),
+      gate: new RateLimitGate(cfg.push.rateLimitScope),
+      uniqueNames: cfg.push.uniqueNames,
       ...(this.deps.telemetry ? { telemetry: this.deps.telemetry } : {}),
       logger,
     };
     const lockMs = opts.lockDurationMs ?? cfg.push.lockDurationMs;
     const progress = new PushProgressLog(logger);
+    // Keys whose job this process is running. Another job of the same key can only appear when
+    // Redis lost the first (it came back empty and the reconciler added it again): it waits.
+    const running = new Set<string>();
+    const later = async (job: Job, token: string | undefined, ms: number): Promise<never> => {
+      await job.moveToDelayed(Date.now() + ms, token);
+      throw new DelayedError();
+    };
     const worker = this.runWorker(
       async (job: Job, token?: string) => {
+        const key = String(job.data?.key);
+        if (running.has(key)) return later(job, token, SAME_KEY_WAIT_MS);
+        running.add(key);
+        let result: Awaited<ReturnType<typeof createJob.process>>;
         try {
-          const result = await createJob.process(
+          result = await createJob.process(
             job.data,
-            { made: job.attemptsMade, max: job.opts.attempts ?? 1 },
+            {
+              made: job.attemptsMade,
+              max: job.opts.attempts ?? 1,
+              // Each time the job was moved back to delayed it started once more.
+              rateLimitWaits: Math.max(0, (job.attemptsStarted ?? 1) - job.attemptsMade - 1),
+            },
             deps,
           );
-          progress.note(result.status);
-          if (result.ready.length) await this.enqueue(result.ready);
-          return result.status;
         } catch (err) {
           if (err instanceof createJob.RetryLaterError) progress.note("retry");
-          if (err instanceof PushUnauthorizedError) {
-            await this.queue.pause();
-            logger.fatal(
-              { err: err.message },
-              "PUSH PAUSED: the service refuses our token even after re-authenticating. Fix the credentials, then run `tas-sync resume-push`.",
-            );
-            // Not the row's fault: put the job back without using up one of its attempts;
-            // it runs again once the queue is resumed.
-            await job.moveToDelayed(Date.now() + 1000, token);
-            throw new DelayedError();
-          }
           throw err;
+        } finally {
+          running.delete(key);
         }
+        // Not the row's fault (a 429): back to delayed without using up one of its attempts.
+        if (result.status === "later") return later(job, token, result.delayMs);
+        progress.note(result.status);
+        if (result.ready.length) await this.enqueue(result.ready);
+        return result.status;
       },
       {
         concurrency: cfg.push.concurrency,

@@ -106,7 +106,7 @@ export function describeSimulator(sim: SimulatorSummary): string {
     `  base URL:   ${sim.baseUrl}`,
     `  token URL:  ${sim.tokenUrl}`,
     `  client:     id ${SIM_CLIENT_ID}, secret ${SIM_CLIENT_SECRET} (HTTP Basic, password grant)`,
-    `  admin:      ${admin}/stats | /scenarios | /faults | /companies (no auth)`,
+    `  admin:      ${admin}/stats | /scenarios | /creates | /faults | /companies (no auth)`,
     `  faults:     ${faults}`,
     "",
   ];

@@ -41,16 +41,24 @@ Options:
   --slow-ms N                How long a slow request waits (default 60000)
   --rate-limit-burst N       After a 429 fires, answer the next N /api requests 429
                              too (default 0)
+  --rate-limit-company ID    The 429 faults apply only to requests with this company's
+                             token (default 0: every company)
+  --refuse-company ID        Refuse this company's tokens, static or issued: 401 on /api
+                             (the token endpoint still grants them) (default 0: none)
+  --names-not-unique         Create a repeated (project, name) again instead of answering
+                             400 INVALID_SCENARIO_NAME (the real service refuses it)
   --json                     Print one JSON line {"event":"listening",...} instead of text
   -h, --help                 Show this help
 
 Faults apply to /api/* only. They can be changed while running, by their camelCase
 names (errorRate, rateLimitRate, retryAfterSeconds, latencyMs, dropAfterCommitRate,
-dropHalfRate, planListDelayMs, planListDelayOnceMs, slowRate, slowMs, rateLimitBurst):
+dropHalfRate, planListDelayMs, planListDelayOnceMs, slowRate, slowMs, rateLimitBurst,
+rateLimitCompanyId, refuseCompanyId, namesNotUnique 0 or 1):
   curl -X PUT -d '{"errorRate":0.1}' <base URL>/__admin/faults
   curl -X PUT -d '{"planListDelayOnceMs":5000}' <base URL>/__admin/faults
 GET <base URL>/__admin/stats counts requests by route and status; "held" is how many
-are waiting in a delay right now.
+are waiting in a delay right now. GET <base URL>/__admin/creates counts the scenarios
+created per "<project_id>/<scenario_name>".
 `;
 
 export interface SimulateIo {
@@ -78,6 +86,9 @@ const OPTIONS = {
   "plan-list-delay-ms": { type: "string" },
   "plan-list-delay-once-ms": { type: "string" },
   "slow-rate": { type: "string" },
+  "rate-limit-company": { type: "string" },
+  "refuse-company": { type: "string" },
+  "names-not-unique": { type: "boolean" },
   "slow-ms": { type: "string" },
   "rate-limit-burst": { type: "string" },
   json: { type: "boolean", default: false },
@@ -147,6 +158,9 @@ export async function runSimulateCommand(argv: string[], io: Partial<SimulateIo>
         slowRate: num("slow-rate", values["slow-rate"]),
         slowMs: num("slow-ms", values["slow-ms"]),
         rateLimitBurst: num("rate-limit-burst", values["rate-limit-burst"]),
+        rateLimitCompanyId: num("rate-limit-company", values["rate-limit-company"]),
+        refuseCompanyId: num("refuse-company", values["refuse-company"]),
+        namesNotUnique: values["names-not-unique"] ? 1 : undefined,
       },
     });
   } catch (error) {

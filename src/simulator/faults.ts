@@ -31,6 +31,20 @@ export interface FaultOptions {
    * body, and then have their connection cut.
    */
   dropHalfRate: number;
+  /**
+   * 1: a repeated (project, name) is created again instead of refused with 400
+   * INVALID_SCENARIO_NAME. The real service refuses it (API-FACTS); a client must not need it
+   * to create each scenario once, and GET __admin/creates then shows any scenario made twice.
+   */
+  namesNotUnique: number;
+  /**
+   * A company id (0: none) whose tokens are refused: its tokens, static or issued, get 401 on
+   * /api. The token endpoint still grants it tokens (each of them then refused), as when an
+   * account is disabled for the API; a wrong password is refused there as ever.
+   */
+  refuseCompanyId: number;
+  /** A company id (0: every company): the 429 faults apply only to requests with its token. */
+  rateLimitCompanyId: number;
 }
 
 export const DEFAULT_FAULTS: Readonly<FaultOptions> = {
@@ -46,6 +60,9 @@ export const DEFAULT_FAULTS: Readonly<FaultOptions> = {
   slowMs: 60_000,
   rateLimitBurst: 0,
   dropHalfRate: 0,
+  namesNotUnique: 0,
+  refuseCompanyId: 0,
+  rateLimitCompanyId: 0,
 };
 
 const RATES = new Set<keyof FaultOptions>([
@@ -56,7 +73,8 @@ const RATES = new Set<keyof FaultOptions>([
   "dropHalfRate",
 ]);
 const DELAYS = new Set<keyof FaultOptions>(["latencyMs", "planListDelayMs", "planListDelayOnceMs", "slowMs"]);
-const COUNTS = new Set<keyof FaultOptions>(["rateLimitBurst"]);
+const COUNTS = new Set<keyof FaultOptions>(["rateLimitBurst", "refuseCompanyId", "rateLimitCompanyId"]);
+const FLAGS = new Set<keyof FaultOptions>(["namesNotUnique"]);
 /** Node's timers fire at once beyond this (about 24.8 days). */
 const MAX_DELAY_MS = 2_147_483_647;
 
@@ -80,6 +98,7 @@ export function parseFaultPatch(
       return { ok: false, error: `${key} must be at most ${MAX_DELAY_MS} ms` };
     if (COUNTS.has(name) && !Number.isSafeInteger(value))
       return { ok: false, error: `${key} must be a whole number` };
+    if (FLAGS.has(name) && value !== 0 && value !== 1) return { ok: false, error: `${key} must be 0 or 1` };
     patch[name] = value;
   }
   return { ok: true, patch };

@@ -19,11 +19,13 @@ export async function injectFaults(ctx: RequestContext, serverError: string): Pr
   if (state.dice.roll(faults.slowRate)) waitMs += faults.slowMs;
   if (waitMs > 0 && !(await hold(ctx, waitMs))) return true;
 
-  if (state.takeRateLimitBurst()) {
+  // A storm on one company's token leaves the others alone (and draws no dice for them).
+  const limitable = faults.rateLimitCompanyId === 0 || requestCompany(ctx) === faults.rateLimitCompanyId;
+  if (limitable && state.takeRateLimitBurst()) {
     rateLimited(ctx, faults.retryAfterSeconds);
     return true;
   }
-  if (state.dice.roll(faults.rateLimitRate)) {
+  if (limitable && state.dice.roll(faults.rateLimitRate)) {
     state.startRateLimitBurst();
     rateLimited(ctx, faults.retryAfterSeconds);
     return true;
@@ -35,6 +37,12 @@ export async function injectFaults(ctx: RequestContext, serverError: string): Pr
   return false;
 }
 
+/** The company of the request's bearer token, if it has a valid one. */
+function requestCompany(ctx: RequestContext): number | undefined {
+  const check = ctx.state.tokens.check(ctx.req.headers.authorization, ctx.nowMs);
+  return check.ok ? check.companyId : undefined;
+}
+
 function rateLimited(ctx: RequestContext, retryAfterSeconds: number): void {
   const headers = { "retry-after": String(retryAfterSeconds) };
   sendError(ctx.res, 429, "TOO_MANY_REQUESTS", "Rate limit exceeded", headers);
@@ -43,16 +51,17 @@ function rateLimited(ctx: RequestContext, retryAfterSeconds: number): void {
 /**
  * Waits `ms` before the answer starts. A client that gives up meanwhile does not end the wait:
  * as on a real server, the request is still processed (a create that timed out may still be
- * stored). Only closing the simulator ends it; false then: nothing more to do.
+ * stored). state.releaseHeld() ends it early (true: go on); closing the simulator ends it too
+ * (false then: nothing more to do).
  */
 export async function hold(ctx: RequestContext, ms: number): Promise<boolean> {
   const { state } = ctx;
   state.stats.held++;
   try {
-    await sleep(ms, undefined, { signal: state.closing.signal });
+    await sleep(ms, undefined, { signal: AbortSignal.any([state.closing.signal, state.delayRelease]) });
     return true;
   } catch {
-    return false;
+    return !state.closing.signal.aborted;
   } finally {
     state.stats.held--;
   }

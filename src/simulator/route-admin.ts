@@ -36,6 +36,11 @@ export function adminScenarios(ctx: RequestContext): void {
   sendJson(ctx.res, 200, { scenarios: scenarios.adminList(), attempts: scenarios.attempts });
 }
 
+/** Scenarios created per "<project_id>/<scenario_name>": the service's own count of each. */
+export function adminCreates(ctx: RequestContext): void {
+  sendJson(ctx.res, 200, { creates: ctx.state.scenarios.createsByName() });
+}
+
 export function adminStats(ctx: RequestContext): void {
   sendJson(ctx.res, 200, ctx.state.stats.snapshot());
 }

@@ -5,6 +5,7 @@
 import type { RequestContext } from "./context.js";
 import { headerValue, parseId, sendBytes, sendError } from "./http.js";
 import { hold } from "./inject.js";
+import type { TokenCheck } from "./tokens.js";
 
 const UNAUTHORIZED_MESSAGE = {
   missing: "Full authentication is required to access this resource",
@@ -14,7 +15,7 @@ const UNAUTHORIZED_MESSAGE = {
 
 /** The token's company id, or undefined after answering 401 with `errorName`. */
 export function authorize(ctx: RequestContext, errorName: string): number | undefined {
-  const check = ctx.state.tokens.check(headerValue(ctx.req, "authorization"), ctx.nowMs);
+  const check = tokenCompany(ctx);
   if (check.ok) return check.companyId;
   const message = UNAUTHORIZED_MESSAGE[check.reason];
   const challenge =
@@ -30,6 +31,14 @@ export function authorize(ctx: RequestContext, errorName: string): number | unde
     { error_description: message },
   );
   return undefined;
+}
+
+/** Whose token the request carries; a company whose credentials are refused (a fault) has none. */
+export function tokenCompany(ctx: RequestContext): TokenCheck {
+  const check = ctx.state.tokens.check(headerValue(ctx.req, "authorization"), ctx.nowMs);
+  if (check.ok && check.companyId === ctx.state.faults.refuseCompanyId)
+    return { ok: false, reason: "invalid" };
+  return check;
 }
 
 /**

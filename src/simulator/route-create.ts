@@ -82,7 +82,8 @@ export function handleCreateScenario(ctx: RequestContext): void {
     sendError(res, 400, "INVALID_REQUEST", input);
     return;
   }
-  if (input.scenarioName.trim() === "" || state.scenarios.hasName(projectId, input.scenarioName)) {
+  const taken = !state.faults.namesNotUnique && state.scenarios.hasName(projectId, input.scenarioName);
+  if (input.scenarioName.trim() === "" || taken) {
     sendError(res, 400, "INVALID_SCENARIO_NAME", "Scenario name is invalid or already exists");
     return;
   }

@@ -62,6 +62,12 @@ const ROUTES: readonly Route[] = [
     handler: admin.adminScenarios,
   },
   { method: "GET", pattern: /^\/__admin\/stats$/, key: "GET /__admin/stats", handler: admin.adminStats },
+  {
+    method: "GET",
+    pattern: /^\/__admin\/creates$/,
+    key: "GET /__admin/creates",
+    handler: admin.adminCreates,
+  },
   { method: "GET", pattern: ADMIN_FAULTS, key: "GET /__admin/faults", handler: admin.adminGetFaults },
   { method: "PUT", pattern: ADMIN_FAULTS, key: "PUT /__admin/faults", handler: admin.adminPutFaults },
   { method: "DELETE", pattern: ADMIN_FAULTS, key: "DELETE /__admin/faults", handler: admin.adminResetFaults },
@@ -126,10 +132,10 @@ async function dispatch(req: IncomingMessage, res: ServerResponse, state: Simula
     return;
   }
   const params = route.pattern.exec(path)?.slice(1) ?? [];
-  const ctx: RequestContext = { req, res, url, params, body, state, nowMs: Date.now() };
+  const ctx: RequestContext = { req, res, url, params, body, state, nowMs: state.now() };
   if (route.serverError && (await injectFaults(ctx, route.serverError))) return;
   // Latency may have passed: token expiry is judged at answer time.
-  ctx.nowMs = Date.now();
+  ctx.nowMs = state.now();
   await route.handler(ctx);
 }
 

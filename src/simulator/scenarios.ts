@@ -1,6 +1,8 @@
 /**
  * Scenarios created through the simulator, and their wire shape (seed 2.1, 2.1.1). Names are
- * unique per project, which is what makes a retried create detectable (INVALID_SCENARIO_NAME).
+ * unique per project, which is what makes a retried create detectable (INVALID_SCENARIO_NAME),
+ * unless the namesNotUnique fault says otherwise. Every scenario created is counted by its
+ * (project, name), so a test sees a scenario made twice whether or not the name check ran.
  */
 
 /** Created ids start high so they never collide with the scenario ids listed in plans. */
@@ -46,6 +48,8 @@ export class ScenarioStore {
   private readonly namesByProject = new Map<number, Set<string>>();
   /** POST create requests seen, including failed, faulted and dropped ones. */
   attempts = 0;
+  /** Scenarios created, by "<project_id>/<scenario_name>" (GET __admin/creates). */
+  private readonly created = new Map<string, number>();
 
   get(id: number): StoredScenario | undefined {
     return this.byId.get(id);
@@ -64,9 +68,16 @@ export class ScenarioStore {
       this.namesByProject.set(input.projectId, names);
     }
     names.add(input.scenarioName);
+    const key = `${input.projectId}/${input.scenarioName}`;
+    this.created.set(key, (this.created.get(key) ?? 0) + 1);
     const parent = input.parentId === null ? undefined : this.byId.get(input.parentId);
     if (parent) parent.group = true;
     return scenario;
+  }
+
+  /** How many scenarios were created with each (project, name): "<project_id>/<name>" -> n. */
+  createsByName(): Record<string, number> {
+    return Object.fromEntries(this.created);
   }
 
   list(): StoredScenario[] {

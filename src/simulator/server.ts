@@ -28,6 +28,8 @@ export interface SimulatorOptions {
   tokenTtlSeconds?: number;
   faults?: Partial<FaultOptions>;
   basePath?: string;
+  /** The service's clock, ms since the epoch (tokens expire by it); default Date.now. Tests inject one. */
+  now?: () => number;
   /**
    * Alphanumeric text woven into the client secret (`clientSecret`), every company's password
    * and static token, for tests that search for leaked secrets. None by default.
@@ -91,6 +93,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     tokenTtlSeconds: count("tokenTtlSeconds", opts.tokenTtlSeconds, 3600, 1),
     faults: { ...DEFAULT_FAULTS, ...faults.patch },
     ...(opts.secretTag === undefined ? {} : { secretTag: opts.secretTag }),
+    ...(opts.now ? { now: opts.now } : {}),
   });
   // Build the plan bodies now so the first GET /api/plans costs no more than the next one.
   for (const plans of state.plans.values()) plans.body();

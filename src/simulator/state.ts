@@ -40,6 +40,8 @@ export interface StateOptions {
    * each company's password and static token. A test then finds any leak of them by the tag.
    */
   secretTag?: string;
+  /** The service's clock (ms since the epoch); default Date.now. */
+  now?: () => number;
 }
 
 const FAULT_STREAM = 0xfa17;
@@ -57,12 +59,16 @@ export class SimulatorState {
   readonly tokens: TokenStore;
   readonly stats = new RequestStats();
   readonly dice: FaultDice;
+  /** The service's clock: token expiry and create times are judged by it. */
+  readonly now: () => number;
   /**
    * Aborted when the server closes: ends fault delays, so no timer outlives the simulator.
    * Every held request listens to it, so it may have any number of listeners (Node warns of
    * a leak beyond 10).
    */
   readonly closing = unlimitedListeners(new AbortController());
+  /** Aborted by releaseHeld(): requests held in a delay are answered now (then replaced). */
+  private releaseDelays = unlimitedListeners(new AbortController());
   private currentFaults: FaultOptions;
   /** 429s still owed by the current rate-limit burst. */
   private burstLeft = 0;
@@ -86,6 +92,7 @@ export class SimulatorState {
       new Map(this.companies.map((c) => [c.staticToken, c.id])),
     );
     this.dice = new FaultDice(deriveSeed(opts.seed, FAULT_STREAM));
+    this.now = opts.now ?? Date.now;
     this.currentFaults = { ...opts.faults };
   }
 
@@ -103,6 +110,22 @@ export class SimulatorState {
     this.currentFaults = { ...DEFAULT_FAULTS };
     this.burstLeft = 0;
     return this.faults;
+  }
+
+  /** What ends the delays of the requests held right now (see releaseHeld). */
+  get delayRelease(): AbortSignal {
+    return this.releaseDelays.signal;
+  }
+
+  /**
+   * Ends every delay being waited right now: those requests go on and are answered. A test
+   * holds requests with a long latency, waits until as many as it expects are held at once
+   * (stats.held), then lets them go, instead of timing how close together they came.
+   */
+  releaseHeld(): void {
+    const current = this.releaseDelays;
+    this.releaseDelays = unlimitedListeners(new AbortController());
+    current.abort();
   }
 
   /** The one-shot plan-list delay, cleared as it is taken: only the next plan list waits. */

@@ -1,13 +1,8 @@
 /** Opens the store a `database` value names: SQLite (a path) or PostgreSQL (a postgres:// URL). */
 import { type DatabaseTarget, databaseTarget } from "../config/index.js";
-import type { Store } from "./port.js";
+import type { OpenOptions, Store } from "./port.js";
 
-export interface OpenOptions {
-  /** Apply pending migrations (default true); safe when several processes open at once. */
-  migrate?: boolean;
-  /** Open for reading only (`query`): a SQLite file must exist; nothing is migrated. */
-  readonly?: boolean;
-}
+export type { OpenOptions, Store };
 
 export async function openStore(target: DatabaseTarget | string, opts: OpenOptions = {}): Promise<Store> {
   const t = typeof target === "string" ? databaseTarget(target) : target;

@@ -1,27 +1,50 @@
 /**
- * The push outbox (scenario_requests) and the created scenarios. Status flow:
- * pending -> queued -> created | exists | failed, and blocked (waiting for a parent's id).
- * A row is settled once created, exists or failed; settled rows are never sent again.
- * Which rows move how is push/'s policy; these operations only change what they are told to,
- * and only unsettled rows (a settled row is never changed by a late or duplicate job).
+ * The push outbox (scenario_requests) and the created scenarios. The states, which operation
+ * moves a row from which states to which, and what makes a row ready are the state machine of
+ * schema/outbox-states.ts; both adapters take their conditions from it. Which rows move how is
+ * push/'s policy; these operations only change what they are told to, and only rows in a state
+ * the operation applies to (a settled row is never changed by a late or duplicate job).
  *
- * Writes issued during one event-loop turn are committed together, in the order issued, and
- * each promise settles once its write is committed (group commit): a worker's jobs finish in
- * bunches, and `markCreated` + `takeReady` of one row issued together see each other.
+ * Writes issued during one event-loop turn are committed together (group commit), each promise
+ * settling once its write is committed. That is a speed-up only: what must happen together is
+ * one operation (`settleCreated`), one transaction on its own, whatever the batching does.
  */
-import type { ScenarioRequestRow, ScenarioRow } from "../schema/index.js";
-import type { SeedProblem, SeedRow } from "../seed/index.js";
 
-export type RequestStatus = ScenarioRequestRow["status"];
+import type { ScenarioRequestRow, ScenarioRow } from "../schema/index.js";
+import type { RequestStatus } from "../schema/outbox-states.js";
+
+export type { RequestStatus };
 export type OutboxRow = ScenarioRequestRow;
 export type { ScenarioRow };
+
+/** A row to record, in the store's terms (push/ maps the seed file's rows to it). */
+export interface NewRequest {
+  key: string;
+  companyId: number;
+  projectId: number;
+  scenarioName: string;
+  /** The create request's body as JSON text, sent as it is. */
+  payloadJson: string;
+  parentKey: string | null;
+  /** Where it came from: the line of the recorded source file. */
+  line: number;
+}
+
+/** A row the seed file could not give, and why (seed_rejections). */
+export interface Rejection {
+  line: number;
+  key: string | null;
+  field: string | null;
+  reason: string;
+}
 
 /**
  * What this run knows of the row's in-flight attempt: `none` (it sent nothing; an in-flight
  * marker is an earlier, crashed attempt's), `sure` (it sent one and the answer says nothing
- * was created), `unknown` (it sent one and the outcome is unknown).
+ * was created), `unknown` (it sent one and the outcome is unknown), `refused` (it sent one and
+ * the service would not look at it, a 429: nothing was created, and it is not counted).
  */
-export type AttemptKnowledge = "none" | "sure" | "unknown";
+export type AttemptKnowledge = "none" | "sure" | "unknown" | "refused";
 
 export type ScenarioIdSource = "answer" | "user" | "inline-parent";
 
@@ -55,6 +78,8 @@ export interface SendableRow {
   attempts: number;
   inFlight: boolean;
   uncertain: boolean;
+  /** Why the row last waited or failed (a probe of a held company still says CREDENTIALS_REFUSED). */
+  errorCode: string | null;
   parent: ParentInfo | null;
 }
 
@@ -71,23 +96,38 @@ export interface Settle {
   message: string;
 }
 
+/** The children a created row made ready (now queued), and whether the row itself changed. */
+export interface Settled {
+  applied: boolean;
+  ready: string[];
+}
+
+/** Rows held back for one company, and why (the last reason recorded). */
+export interface HeldCompany {
+  companyId: number;
+  rows: number;
+  code: string;
+  message: string;
+}
+
 export type StatusCounts = Record<RequestStatus, number>;
 
 export interface RowFilter {
   batchId?: string | undefined;
   parentKey?: string | undefined;
+  companyId?: number | undefined;
 }
 
 export interface OutboxStore {
-  /** Record every valid row of a seed file (one transaction). */
-  record(rows: readonly SeedRow[], batchId: string, sourceFile: string, now: string): Promise<RecordResult>;
+  /** Record the rows of a seed file (one transaction); read once, in order. */
+  record(rows: Iterable<NewRequest>, batchId: string, sourceFile: string, now: string): Promise<RecordResult>;
   recordRejections(
     batchId: string,
     sourceFile: string,
-    problems: readonly SeedProblem[],
+    rejections: readonly Rejection[],
     now: string,
   ): Promise<void>;
-  /** Pending and blocked rows (of the filter) whose parent, if any, has an id: now queued. */
+  /** Pending and blocked rows (of the filter) that are ready: now queued. */
   takeReady(now: string, filter?: RowFilter): Promise<string[]>;
   /** Unsettled rows whose parent failed, is blocked, or exists without a known id. */
   orphans(filter?: RowFilter): Promise<Orphan[]>;
@@ -99,17 +139,32 @@ export interface OutboxStore {
    * Returns whether an earlier attempt's outcome is unknown (a name clash then means exists).
    */
   beginAttempt(key: string, now: string): Promise<boolean>;
-  /** The attempt ended without settling the row (a retry follows, or the queue paused). */
+  /** The attempt ended without settling the row (a retry follows, or the row waits). */
   endAttempt(key: string, attempt: AttemptKnowledge, settle: Settle, now: string): Promise<void>;
-  /** The service answered with the scenario: record it; also upgrades `exists` (the id is now known). */
-  markCreated(key: string, scenario: ScenarioRow, now: string): Promise<boolean>;
+  /**
+   * The service answered with the scenario: record it, mark the row created (also from `exists`,
+   * whose id is now known), and queue the children that this makes ready. One transaction,
+   * whatever else the group commit puts beside it.
+   */
+  settleCreated(key: string, scenario: ScenarioRow, now: string): Promise<Settled>;
   markExists(key: string, message: string, now: string): Promise<boolean>;
   markFailed(key: string, settle: Settle, attempt: AttemptKnowledge, now: string): Promise<boolean>;
   /** Fail several unsettled rows (no attempt of theirs in flight); returns how many. */
   failMany(rows: readonly ({ key: string } & Settle)[], now: string): Promise<number>;
   /** Pending or queued rows wait for their parent's id: blocked, with why. */
   block(keys: readonly string[], settle: Settle, now: string): Promise<number>;
-  /** Keys of the unsettled (pending, queued, blocked) children of a row. */
+  /** The company's credentials were refused: its pending and queued rows are held, with why. */
+  hold(companyId: number, settle: Settle, now: string): Promise<number>;
+  /** Held rows (of one company, or all) back to pending; returns how many. */
+  release(companyId: number | undefined, now: string): Promise<number>;
+  /**
+   * For each company with held rows, one of them that is ready goes to queued, its reason kept
+   * (its create tells whether the credentials work again). Returns the keys.
+   */
+  probeHeld(now: string): Promise<string[]>;
+  /** Held rows by company, with the reason. */
+  heldCompanies(): Promise<HeldCompany[]>;
+  /** Keys of the unsettled children of a row. */
   unsettledChildren(parentKey: string): Promise<string[]>;
   /** An `exists` row without an id learns it; false when it has one already or is not `exists`. */
   learnId(key: string, scenarioId: number, source: ScenarioIdSource, now: string): Promise<boolean>;
@@ -121,16 +176,16 @@ export interface OutboxStore {
     now: string,
   ): Promise<string[]>;
   counts(batchId?: string): Promise<StatusCounts>;
-  /** Rows of a batch still pending or queued. */
+  /** Rows of a batch still pending or queued (held and blocked rows wait for something else). */
   unsettledCount(batchId: string): Promise<number>;
   failureReasons(batchId?: string): Promise<{ code: string; n: number }[]>;
-  /** Rows of a status (failed, blocked) for people, oldest change first. */
+  /** Rows of a status (failed, blocked, held) for people, oldest change first. */
   rowsWithStatus(
-    status: "failed" | "blocked",
+    status: "failed" | "blocked" | "held",
     opts: { code?: string | undefined; limit: number },
   ): Promise<OutboxRow[]>;
 }
 
 export function emptyStatusCounts(): StatusCounts {
-  return { pending: 0, queued: 0, created: 0, exists: 0, failed: 0, blocked: 0 };
+  return { pending: 0, queued: 0, held: 0, blocked: 0, created: 0, exists: 0, failed: 0 };
 }

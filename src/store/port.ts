@@ -3,7 +3,7 @@
  * ./postgres). Operations only read and write; which rows settle how, what counts as stale
  * or dead, and what a snapshot changes are decided in sync/ and push/.
  */
-import type { SeedProblem, SeedRow } from "../seed/index.js";
+import { UserError } from "../errors.js";
 import type { OutboxStore } from "./port-outbox.js";
 import type { RunStore } from "./port-runs.js";
 import type { SchemaStore } from "./port-schema.js";
@@ -15,6 +15,14 @@ export type * from "./port-schema.js";
 export type * from "./port-snapshot.js";
 
 export type Dialect = "sqlite" | "postgres";
+
+/** How a store is opened (store/open.ts); here so that the adapters need not import the opener. */
+export interface OpenOptions {
+  /** Apply pending migrations (default true); safe when several processes open at once. */
+  migrate?: boolean;
+  /** Open for reading only (`query`): a SQLite file must exist; nothing is migrated. */
+  readonly?: boolean;
+}
 
 export interface Store {
   readonly dialect: Dialect;
@@ -48,8 +56,8 @@ export interface SqlReader {
   migrationCount(): Promise<number>;
 }
 
-/** The SQL given to `query` cannot run: the message says why, in one line, for people. */
-export class QueryError extends Error {
+/** The SQL given to `query` cannot run: the message says why, in one line, for people (exit 2). */
+export class QueryError extends UserError {
   override name = "QueryError";
 }
 
@@ -57,6 +65,3 @@ export class QueryError extends Error {
 export class QueryReadOnlyError extends QueryError {
   override name = "QueryReadOnlyError";
 }
-
-/** The rows of a seed file, for OutboxStore.record. */
-export type { SeedProblem, SeedRow };

@@ -89,6 +89,7 @@ export function sendableOf(r: SendableJoin): SendableRow {
     attempts: r.attempts,
     inFlight: r.inFlight,
     uncertain: r.uncertain,
+    errorCode: r.errorCode,
     parent:
       r.parentKey !== null && r.pStatus !== null
         ? {

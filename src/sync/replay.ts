@@ -101,7 +101,7 @@ interface ReplayInput {
  * that still do not: `rejected` (their reasons stay with the snapshot that met them).
  */
 export function* replayOps(index: SnapshotIndex, input: ReplayInput): SnapshotOps {
-  const { counts, errors, companyId, observer } = input;
+  const { counts, errors, observer } = input;
   if (observer) yield* observer.countStored(index.plans.byId.size > 0);
   for (let after: StoredKey | null = null; ; ) {
     const page: StoredRecord[] = (yield { op: "stored", of: "live", after, limit: PAGE }) ?? [];

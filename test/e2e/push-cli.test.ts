@@ -310,7 +310,9 @@ describe.concurrent("tas-sync push without the service", () => {
     const r = await cli(["status", "--config", s.config]);
     // Its company was never synced: not fresh, so exit 3 (for cron checks).
     expect(r.code).toBe(3);
-    expect(r.stdout).toContain("push outbox: pending 0, queued 0, created 0, exists 0, failed 0, blocked 0");
+    expect(r.stdout).toContain(
+      "push outbox: pending 0, queued 0, created 0, exists 0, failed 0, blocked 0, held 0",
+    );
     expect(r.stdout).toContain(`queues: unknown (cannot reach Redis at ${deadRedis}`);
     const json = JSON.parse((await cli(["status", "--json", "--config", s.config])).stdout);
     expect(json.queues.error).toContain(`cannot reach Redis at ${deadRedis}`);
@@ -384,7 +386,9 @@ describe.each(storeKinds())("tas-sync push against the simulator on $name", (kin
     );
 
     const status = lines((await cli(["status", "--config", s.config])).stdout);
-    const at = status.indexOf("push outbox: pending 0, queued 0, created 2, exists 0, failed 2, blocked 0");
+    const at = status.indexOf(
+      "push outbox: pending 0, queued 0, created 2, exists 0, failed 2, blocked 0, held 0",
+    );
     expect(at).toBeGreaterThan(0);
     expect(status.slice(at + 1, at + 3).sort()).toEqual([
       "  failed PARENT_FAILED: 1",
@@ -398,12 +402,12 @@ describe.each(storeKinds())("tas-sync push against the simulator on $name", (kin
     expect(statusJson.outbox).toMatchObject({ created: 2, failed: 2 });
 
     const table = lines((await cli(["push-failures", "--config", s.config])).stdout);
-    expect(table[0]).toMatch(/^key +project +code +attempts +error +source$/);
+    expect(table[0]).toMatch(/^key +company +project +code +attempts +error +source$/);
     expect(table.slice(2).sort()).toEqual([
       expect.stringMatching(
-        /^ghost +99999 +PROJECT_NOT_FOUND +1 +createScenario: HTTP 404 PROJECT_NOT_FOUND/,
+        /^ghost +5251 +99999 +PROJECT_NOT_FOUND +1 +createScenario: HTTP 404 PROJECT_NOT_FOUND/,
       ),
-      expect.stringMatching(/^ghost-child +99999 +PARENT_FAILED +0 +parent failed: ghost/),
+      expect.stringMatching(/^ghost-child +5251 +99999 +PARENT_FAILED +0 +parent failed: ghost/),
     ]);
     const json = lines(
       (await cli(["push-failures", "--json", "--code", "PROJECT_NOT_FOUND", "--config", s.config])).stdout,
@@ -424,25 +428,35 @@ describe.each(storeKinds())("tas-sync push against the simulator on $name", (kin
       "1 failed row(s) back to pending; 1 queued now (the daemon or push --wait creates them)",
     ]);
     const after = lines((await cli(["status", "--config", s.config])).stdout);
-    expect(after).toContain("push outbox: pending 0, queued 1, created 2, exists 0, failed 1, blocked 0");
+    expect(after).toContain(
+      "push outbox: pending 0, queued 1, created 2, exists 0, failed 1, blocked 0, held 0",
+    );
     // Settled pushes are counted by the outbox alone: the queue keeps no finished job.
     expect(after).toContain("  push: waiting 1, active 0, delayed 0, prioritized 0, paused 0");
   });
 
-  it("says loudly that the push is paused when the token is refused, never printing the token", async () => {
+  it("says loudly which company's rows are held when its token is refused, never printing the token", async () => {
     const s = await on("refused", { companies: [{ id: 5251, auth: { token: WRONG_TOKEN } }] });
     const file = s.seed([row(`rf-${kind.name}`, "one")]);
     const r = await cli(["push", file, "--wait", "--config", s.config, "--log-level", "debug"]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain("stopped waiting: the push queue is paused (the service refused our token)");
-    const fatal = lines(r.stderr)
+    expect(r.stdout).toContain("created 0, already existed 0, failed 0, held 1");
+    const errors = lines(r.stderr)
       .filter((l) => l.startsWith("{"))
       .map((l) => JSON.parse(l) as { level: number; msg: string })
-      .filter((l) => l.level === 60);
-    expect(fatal).toEqual([expect.objectContaining({ msg: expect.stringMatching(/^PUSH PAUSED: /) })]);
-    expect(fatal[0]?.msg).toContain("tas-sync resume-push");
+      .filter((l) => l.level >= 50);
+    expect(errors).toEqual([
+      expect.objectContaining({ msg: expect.stringMatching(/^PUSH HELD for company 5251: /) }),
+    ]);
+    expect(errors[0]?.msg).toContain("tas-sync resume-push --company 5251");
+    expect(errors[0]?.msg).toContain("Other companies' rows go on.");
     expect(`${r.stdout}${r.stderr}`).not.toContain(WRONG_TOKEN);
     const status = await cli(["status", "--config", s.config]);
-    expect(status.stdout).toContain("push: PAUSED (run tas-sync resume-push)");
+    expect(status.stdout).not.toContain("PAUSED");
+    expect(status.stdout).toContain(
+      "  held, company 5251 (1 row(s)): the service refuses company 5251's static token (auth.token)",
+    );
+    const held = lines((await cli(["push-failures", "--held", "--config", s.config])).stdout);
+    expect(held[2]).toMatch(/^one +5251 +52511 +CREDENTIALS_REFUSED +1 +the service refuses/);
   });
 });

@@ -6,6 +6,8 @@
  */
 
 import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execPath } from "node:process";
 import pg from "pg";
@@ -15,7 +17,7 @@ import { openPostgresStore } from "../../src/store/postgres/index.js";
 import { ensureBuilt, ROOT, type Run, startCli } from "../support/built-cli.js";
 import { TestDatabases } from "../support/postgres.js";
 import { storeKind } from "../support/stores.js";
-import { duplicates, type PushHarness, type SeedLine, seedRow, startPushHarness } from "./push-harness.js";
+import { notOnce, type PushHarness, type SeedLine, seedRow, startPushHarness } from "./push-harness.js";
 
 const databases = new TestDatabases();
 
@@ -34,13 +36,10 @@ interface Event {
   applied?: boolean;
 }
 
-/** Starts apply-child.mjs; `events` fills as it prints. */
-function applier(url: string, startedAt: string, label: string, ops = 15, msPerOp = 40) {
-  const child = spawn(
-    execPath,
-    [join(ROOT, "test/support/apply-child.mjs"), url, "5251", startedAt, label, String(ops), String(msPerOp)],
-    { cwd: ROOT },
-  );
+/** Starts apply-child.mjs; `events` fills as it prints. With `gate`, it holds after its first op until the file exists. */
+function applier(url: string, startedAt: string, label: string, ops = 15, msPerOp = 5, gate?: string) {
+  const args = [url, "5251", startedAt, label, String(ops), String(msPerOp), ...(gate ? [gate] : [])];
+  const child = spawn(execPath, [join(ROOT, "test/support/apply-child.mjs"), ...args], { cwd: ROOT });
   const events: Event[] = [];
   let buffer = "";
   let stderr = "";
@@ -57,8 +56,8 @@ function applier(url: string, startedAt: string, label: string, ops = 15, msPerO
   return { events, done, stderr: () => stderr };
 }
 
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 10));
+async function until(check: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((r) => setTimeout(r, 10));
 }
 
 describe("two processes applying the same company", () => {
@@ -82,12 +81,38 @@ describe("two processes applying the same company", () => {
     }
   }
 
+  /** A backend of this database waits for an advisory lock (the second applier, behind the first). */
+  async function waitingForLock(): Promise<boolean> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+         WHERE l.locktype = 'advisory' AND NOT l.granted AND a.datname = current_database()`,
+      );
+      return rows[0].n > 0;
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** The first applies until its first op, the second asks and waits for the lock, then the first goes on. */
+  async function oneBehindTheOther(first: [string, string], second: [string, string]) {
+    const gate = join(mkdtempSync(join(tmpdir(), "tas-gate-")), "open");
+    const a = applier(url, first[0], first[1], 40, 5, gate);
+    await until(() => a.events.some((e) => e.event === "op"));
+    const b = applier(url, second[0], second[1]);
+    await until(async () => b.events.some((e) => e.event === "apply") && (await waitingForLock()));
+    writeFileSync(gate, "");
+    expect(await Promise.all([a.done, b.done]), a.stderr() + b.stderr()).toEqual([0, 0]);
+    return [a, b] as const;
+  }
+
   it("never interleave: the second waits for the first's commit, and the newer snapshot stays", async () => {
-    // The first's plan runs 2 s: long enough for the second process to start and ask.
-    const first = applier(url, "2025-03-01T10:00:00.000Z", "older", 40, 50);
-    await until(() => first.events.some((e) => e.event === "op"));
-    const second = applier(url, "2025-03-01T11:00:00.000Z", "newer");
-    expect(await Promise.all([first.done, second.done]), first.stderr() + second.stderr()).toEqual([0, 0]);
+    const [first, second] = await oneBehindTheOther(
+      ["2025-03-01T10:00:00.000Z", "older"],
+      ["2025-03-01T11:00:00.000Z", "newer"],
+    );
 
     const firstDone = first.events.find((e) => e.event === "done") as Event;
     const secondAsked = second.events.find((e) => e.event === "apply") as Event;
@@ -113,10 +138,10 @@ describe("two processes applying the same company", () => {
   });
 
   it("an older snapshot that waited behind a newer one is superseded, and writes nothing", async () => {
-    const first = applier(url, "2025-03-02T11:00:00.000Z", "newest", 40, 50);
-    await until(() => first.events.some((e) => e.event === "op"));
-    const second = applier(url, "2025-03-02T10:00:00.000Z", "stale");
-    expect(await Promise.all([first.done, second.done]), first.stderr() + second.stderr()).toEqual([0, 0]);
+    const [, second] = await oneBehindTheOther(
+      ["2025-03-02T11:00:00.000Z", "newest"],
+      ["2025-03-02T10:00:00.000Z", "stale"],
+    );
     expect(second.events.filter((e) => e.event === "op")).toEqual([]);
     expect(second.events.at(-1)).toMatchObject({ event: "done", applied: false });
     expect(await plans()).toEqual(Array.from({ length: 40 }, (_, i) => `newest-${i + 1}`));
@@ -182,7 +207,8 @@ describe("push from two processes on one database and one Redis", () => {
     expect(stopped.code, daemonOut).toBe(0);
 
     const sim = await h.scenarios();
-    expect(duplicates(sim)).toEqual([]);
+    const keys = Array.from({ length: 100 }, (_, i) => [`suite-${i}`, `case-${i}`, `step-${i}`]).flat();
+    expect(notOnce(await h.createdPerKey(), keys)).toEqual([]);
     expect(sim).toHaveLength(300);
     const byName = new Map(sim.map((s) => [s.scenario_name, s]));
     for (let i = 0; i < 100; i++) {

@@ -223,13 +223,13 @@ describe("the outbox's group commit", () => {
       companyId: 1,
       projectId: 2,
       scenarioName: key,
-      body: { project_id: 2, scenario_name: key, source_file: "a.java" },
+      payloadJson: JSON.stringify({ project_id: 2, scenario_name: key, source_file: "a.java" }),
       parentKey: null,
     });
     await store.outbox.record([row("a"), row("b"), row("c")], "b", "/a", T1);
     const first = store.outbox.beginAttempt("a", T1);
     // No raw_json: the scenarios insert fails (NOT NULL).
-    const bad = store.outbox.markCreated("b", { id: 5 } as never, T1);
+    const bad = store.outbox.settleCreated("b", { id: 5 } as never, T1);
     const last = store.outbox.beginAttempt("c", T1);
     await expect(bad).rejects.toThrow(/raw_json/);
     expect(await first).toBe(false);

@@ -89,6 +89,11 @@ export interface PushHarness extends Omit<Sql, "dialect"> {
   scenarios(): Promise<AdminScenario[]>;
   /** POST create requests the simulator saw (including failed and dropped ones). */
   createAttempts(): Promise<number>;
+  /**
+   * For every outbox row, how many scenarios the service created for it, by the service's own
+   * count (GET __admin/creates, by the row's project and name): key -> n.
+   */
+  createdPerKey(): Promise<Record<string, number>>;
   requests(): Promise<RequestRow[]>;
   request(key: string): Promise<RequestRow>;
   /** Opens the config's database (closed with the harness). */
@@ -98,6 +103,10 @@ export interface PushHarness extends Omit<Sql, "dialect"> {
 }
 
 export interface HarnessOptions {
+  /**
+   * The simulator. Its names are not unique unless the test says so (faults.namesNotUnique 0):
+   * a scenario sent twice is then created twice, and createdPerKey shows it.
+   */
   sim?: SimulatorOptions;
   /** Merged over the default config (top level; `push`/`http` replace whole sections); a function gets the simulator. */
   config?: Record<string, unknown> | ((sim: RunningSimulator) => Record<string, unknown>);
@@ -125,7 +134,13 @@ export function simConfig(
 
 /** Its database is dropped by `kind.cleanup()` (the test file's afterAll). */
 export async function startPushHarness(kind: StoreKind, opts: HarnessOptions = {}): Promise<PushHarness> {
-  const sim = await startSimulator({ port: 0, plans: 1, reports: 0, ...opts.sim });
+  const sim = await startSimulator({
+    port: 0,
+    plans: 1,
+    reports: 0,
+    ...opts.sim,
+    faults: { namesNotUnique: 1, ...opts.sim?.faults },
+  });
   const dir = mkdtempSync(join(tmpdir(), "tas-push-test-"));
   const database = await kind.fresh({ migrated: true });
   const prefix = `tas-test-${randomUUID()}`;
@@ -180,6 +195,14 @@ export async function startPushHarness(kind: StoreKind, opts: HarnessOptions = {
     },
     scenarios: async () => (await adminGet("scenarios")).scenarios,
     createAttempts: async () => (await adminGet("scenarios")).attempts,
+    async createdPerKey() {
+      const res = await fetch(`${sim.baseUrl}/__admin/creates`);
+      const { creates } = (await res.json()) as { creates: Record<string, number> };
+      const rows = await (await sql()).rows<{ key: string; project_id: number; scenario_name: string }>(
+        "SELECT key, project_id, scenario_name FROM scenario_requests ORDER BY key",
+      );
+      return Object.fromEntries(rows.map((r) => [r.key, creates[`${r.project_id}/${r.scenario_name}`] ?? 0]));
+    },
     rows: async (text, ...params) => (await sql()).rows(text, ...params),
     scalar: async (text, ...params) => (await sql()).scalar(text, ...params),
     requests,
@@ -228,12 +251,14 @@ export async function runCli(argv: string[]): Promise<CliRun> {
   }
 }
 
-/** Each (project, name) at most once, and how many scenarios in all. */
-export function duplicates(list: AdminScenario[]): string[] {
-  const seen = new Map<string, number>();
-  for (const s of list) {
-    const k = `${s.project_id}/${s.scenario_name}`;
-    seen.set(k, (seen.get(k) ?? 0) + 1);
-  }
-  return [...seen].filter(([, n]) => n > 1).map(([k]) => k);
+/**
+ * The keys the service did not create exactly once, with how many times it did: [] when each
+ * of `keys` was created once. Keys not given must not have been created at all.
+ */
+export function notOnce(perKey: Record<string, number>, keys: readonly string[]): string[] {
+  const want = new Set(keys);
+  return Object.entries(perKey)
+    .filter(([key, n]) => n !== (want.has(key) ? 1 : 0))
+    .map(([key, n]) => `${key}: created ${n} times`)
+    .concat(keys.filter((k) => !(k in perKey)).map((k) => `${k}: no such row`));
 }

@@ -4,22 +4,23 @@
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { afterExistsWithoutId, failWithDescendants, queueReady } from "../../src/push/settle.js";
-import type { SeedRow } from "../../src/seed/index.js";
 import type { Store } from "../../src/store/port.js";
-import type { OutboxStore } from "../../src/store/port-outbox.js";
+import type { NewRequest, OutboxStore } from "../../src/store/port-outbox.js";
 import { storeKinds } from "../support/stores.js";
 
 const T0 = "2025-03-01T10:00:00.000Z";
 const T1 = "2025-03-01T10:05:00.000Z";
 
-function row(key: string, parentKey: string | null = null, over: Partial<SeedRow> = {}): SeedRow {
+const body = (key: string) => ({ project_id: 52511, scenario_name: key, source_file: `${key}.java` });
+
+function row(key: string, parentKey: string | null = null, over: Partial<NewRequest> = {}): NewRequest {
   return {
     key,
     line: 1,
     companyId: 5251,
     projectId: 52511,
     scenarioName: key,
-    body: { project_id: 52511, scenario_name: key, source_file: `${key}.java` },
+    payloadJson: JSON.stringify(body(key)),
     parentKey,
     ...over,
   };
@@ -48,20 +49,17 @@ describe.each(storeKinds())("the push outbox on $name", (kind) => {
   /** Records `key` as created; returns the children that became ready. */
   async function created(key: string): Promise<string[]> {
     const id = nextId++;
-    const [, ready] = await Promise.all([
-      outbox.markCreated(
-        key,
-        {
-          id,
-          requestKey: key,
-          scenarioName: key,
-          rawJson: JSON.stringify({ id, scenario_name: key }),
-          recordedAt: T1,
-        },
-        T1,
-      ),
-      await outbox.takeReady(T1, { parentKey: key }),
-    ]);
+    const { ready } = await outbox.settleCreated(
+      key,
+      {
+        id,
+        requestKey: key,
+        scenarioName: key,
+        rawJson: JSON.stringify({ id, scenario_name: key }),
+        recordedAt: T1,
+      },
+      T1,
+    );
     return ready;
   }
 
@@ -85,14 +83,14 @@ describe.each(storeKinds())("the push outbox on $name", (kind) => {
         projectId: 52511,
         createdAt: T0,
       });
-      expect(JSON.parse((await outbox.get("a"))?.payloadJson ?? "")).toEqual(row("a").body);
+      expect(JSON.parse((await outbox.get("a"))?.payloadJson ?? "")).toEqual(body("a"));
     });
 
     it("takes over unsettled rows into the new batch and skips settled ones, by status", async () => {
       await outbox.record([row("p"), row("q"), row("c"), row("e"), row("f")], "batch-1", "/a", T0);
       await outbox.takeReady(T0, { batchId: "batch-1" });
       expect(await outbox.queuedKeys({ batchId: "batch-1" })).toHaveLength(5);
-      await outbox.markCreated("c", { id: 42, rawJson: "{}", recordedAt: T0 }, T0);
+      await outbox.settleCreated("c", { id: 42, rawJson: "{}", recordedAt: T0 }, T0);
       await outbox.markExists("e", "lost answer", T0);
       await failWithDescendants(outbox, "f", fail("PROJECT_NOT_FOUND", "nope"), "none", T0);
       // "p" back to pending, as after a crash between recording and queueing.
@@ -120,6 +118,7 @@ describe.each(storeKinds())("the push outbox on $name", (kind) => {
       expect(await outbox.counts("batch-2")).toEqual({
         pending: 2,
         queued: 1,
+        held: 0,
         created: 0,
         exists: 0,
         failed: 0,
@@ -130,7 +129,7 @@ describe.each(storeKinds())("the push outbox on $name", (kind) => {
     it("keeps the recorded payload of a key seen again with another one, and says which", async () => {
       await outbox.record([row("a"), row("b")], "batch-1", "/a", T0);
       const changed = row("a", null, {
-        body: { project_id: 52511, scenario_name: "a", source_file: "Other.java" },
+        payloadJson: JSON.stringify({ project_id: 52511, scenario_name: "a", source_file: "Other.java" }),
       });
       const result = await outbox.record([changed, row("b")], "batch-2", "/a", T1);
       expect(result.changedPayload).toEqual(["a"]);
@@ -140,7 +139,7 @@ describe.each(storeKinds())("the push outbox on $name", (kind) => {
     });
   });
 
-  describe("takeReady and markCreated", () => {
+  describe("takeReady and settleCreated", () => {
     it("queues roots first and each child only once its parent is created", async () => {
       await outbox.record(TREE, "batch-1", "/a", T0);
       expect((await outbox.takeReady(T0, { batchId: "batch-1" })).sort()).toEqual(["lone", "suite"]);
@@ -233,12 +232,12 @@ describe.each(storeKinds())("the push outbox on $name", (kind) => {
 
     it("learns a lost parent's id from another row's inline parent object of the same project and name", async () => {
       const inline = row("sibling", null, {
-        body: {
+        payloadJson: JSON.stringify({
           project_id: 52511,
           scenario_name: "sibling",
           source_file: "s.java",
           parent: { id: 31337, scenario_name: "ghost", project_id: 52511 },
-        },
+        }),
       });
       await outbox.record([row("ghost"), row("orphan", "ghost"), inline], "b", "/a", T0);
       await outbox.takeReady(T0);

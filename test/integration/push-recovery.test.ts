@@ -6,16 +6,16 @@ import { writeFileSync } from "node:fs";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/index.js";
 import { createScenarioFor } from "../../src/push/create.js";
-import { loadSeed } from "../../src/push/submit.js";
+import { loadSeed, newRequests } from "../../src/push/submit.js";
 import { createClients } from "../../src/runtime.js";
 import { CREATE_ROUTE } from "../../src/simulator/router.js";
 import { SIM_CLIENT_ID, SIM_CLIENT_SECRET } from "../../src/simulator/server.js";
 import { failInserts, storeKinds } from "../support/stores.js";
 import {
   COMPANY,
-  duplicates,
   logger,
   MISSING_PROJECT,
+  notOnce,
   type PushHarness,
   seedRow,
   simConfig,
@@ -32,7 +32,8 @@ describe.each(storeKinds())("push recovery on $name", (kind) => {
 
   it("keeps an unanswered last attempt in mind, so retry-failed then finds the row exists", async () => {
     h = await startPushHarness(kind, {
-      sim: { faults: { dropAfterCommitRate: 1 } },
+      // A repeated name is refused (API-FACTS): what tells the retry that the row exists.
+      sim: { faults: { dropAfterCommitRate: 1, namesNotUnique: 0 } },
       config: { push: { ratePerSecond: 200, concurrency: 2, maxAttempts: 1, lockDurationMs: 1000 } },
     });
     const file = h.seed("lost.ndjson", [seedRow("Lost answer")]);
@@ -86,7 +87,7 @@ describe.each(storeKinds())("push recovery on $name", (kind) => {
     expect(await t.createAttempts()).toBe(1);
   }, 20_000);
 
-  it("creates the refused rows once after the token is fixed and the queue resumed", async () => {
+  it("creates the held rows once after the token is fixed and the company resumed", async () => {
     const WRONG = "wrong-token-Vb2kR9";
     // One attempt only: had the 401 used it up, the row could not be created after resuming.
     const push = { ratePerSecond: 200, concurrency: 2, maxAttempts: 1, lockDurationMs: 1000 };
@@ -99,18 +100,24 @@ describe.each(storeKinds())("push recovery on $name", (kind) => {
       seedRow("Refused child", { parent_key: "Refused suite" }),
     ]);
     expect((await t.cli(["push", file, "--wait"])).code).toBe(1);
-    const paused = JSON.parse((await t.cli(["status", "--json"])).out.join("\n"));
-    expect(paused.queues.push).toMatchObject({ paused: true, jobs: { waiting: 0, active: 0, delayed: 1 } });
+    const held = JSON.parse((await t.cli(["status", "--json"])).out.join("\n"));
+    expect(held.queues.push).toMatchObject({ paused: false, jobs: { waiting: 0, active: 0, delayed: 0 } });
+    expect(held.outbox).toMatchObject({ held: 2, failed: 0 });
+    expect(held.outbox.held_companies).toEqual([
+      expect.objectContaining({ company_id: COMPANY, rows: 2, code: "CREDENTIALS_REFUSED" }),
+    ]);
 
     const good = simConfig(t.sim, t.database, t.prefix, { push });
     writeFileSync(t.configPath, JSON.stringify(good));
-    expect((await t.cli(["resume-push"])).out).toEqual(["push queue resumed"]);
+    expect((await t.cli(["resume-push", "--company", String(COMPANY)])).out).toEqual([
+      `2 held row(s) of company ${COMPANY} go on; 1 queued now (the daemon or push --wait creates them)`,
+    ]);
     const run = await t.cli(["push", file, "--wait"]);
     expect(run.out).toContain("created 2, already existed 0, failed 0");
     expect(run.code).toBe(0);
     const sim = await t.scenarios();
     expect(sim).toHaveLength(2);
-    expect(duplicates(sim)).toEqual([]);
+    expect(notOnce(await t.createdPerKey(), ["Refused suite", "Refused child"])).toEqual([]);
     expect(t.sim.state.stats.count(CREATE_ROUTE, 401)).toBe(1);
   });
 
@@ -131,15 +138,15 @@ describe.each(storeKinds())("push recovery on $name", (kind) => {
     const store = await t.store();
     const now = new Date().toISOString();
     const seed = await loadSeed(cfg, t.seed("reauth.ndjson", [seedRow("Before"), seedRow("After")]));
-    await store.outbox.record(seed.valid, "b", seed.file, now);
+    await store.outbox.record(newRequests(seed.valid), "b", seed.file, now);
     await store.outbox.takeReady(now);
     const clients = createClients(cfg, logger);
     const deps = { outbox: store.outbox, clientFor: clients.clientFor, acquireSlot: async () => {}, logger };
     try {
-      expect(await createScenarioFor(deps, "Before", false)).toMatchObject({ status: "created" });
+      expect(await createScenarioFor(deps, "Before")).toMatchObject({ status: "created" });
       // The service forgets every token it issued (a restart, a revocation).
       (t.sim.state.tokens as unknown as { access: Map<string, unknown> }).access.clear();
-      expect(await createScenarioFor(deps, "After", false)).toMatchObject({ status: "created" });
+      expect(await createScenarioFor(deps, "After")).toMatchObject({ status: "created" });
     } finally {
       await clients.close();
     }
@@ -160,18 +167,18 @@ describe.each(storeKinds())("push recovery on $name", (kind) => {
       cfg,
       t.seed("local.ndjson", [seedRow("Parent"), seedRow("Child", { parent_key: "Parent" })]),
     );
-    await store.outbox.record(seed.valid, "b", seed.file, now);
+    await store.outbox.record(newRequests(seed.valid), "b", seed.file, now);
     await store.outbox.takeReady(now);
     // The first write of a created scenario fails, as on a full disk or a held lock.
     const fault = await failInserts(store, "scenarios", 1);
     const clients = createClients(cfg, logger);
     const deps = { outbox: store.outbox, clientFor: clients.clientFor, acquireSlot: async () => {}, logger };
     try {
-      expect(await createScenarioFor(deps, "Parent", false)).toMatchObject({
+      expect(await createScenarioFor(deps, "Parent")).toMatchObject({
         status: "created",
         ready: ["Child"],
       });
-      expect(await createScenarioFor(deps, "Child", false)).toMatchObject({ status: "created" });
+      expect(await createScenarioFor(deps, "Child")).toMatchObject({ status: "created" });
     } finally {
       await clients.close();
     }
@@ -189,7 +196,7 @@ describe.each(storeKinds())("push recovery on $name", (kind) => {
   });
 
   it("finds a create that timed out but was committed anyway to exist on the next attempt", async () => {
-    h = await startPushHarness(kind, { sim: { faults: { latencyMs: 1500 } } });
+    h = await startPushHarness(kind, { sim: { faults: { latencyMs: 1500, namesNotUnique: 0 } } });
     const t = h;
     const cfg = parseConfig(
       simConfig(t.sim, t.database, t.prefix, {
@@ -200,12 +207,12 @@ describe.each(storeKinds())("push recovery on $name", (kind) => {
     const store = await t.store();
     const now = new Date().toISOString();
     const seed = await loadSeed(cfg, t.seed("slow.ndjson", [seedRow("Slow one")]));
-    await store.outbox.record(seed.valid, "b", seed.file, now);
+    await store.outbox.record(newRequests(seed.valid), "b", seed.file, now);
     await store.outbox.takeReady(now);
     const clients = createClients(cfg, logger);
     const deps = { outbox: store.outbox, clientFor: clients.clientFor, acquireSlot: async () => {}, logger };
     try {
-      expect(await createScenarioFor(deps, "Slow one", false)).toMatchObject({
+      expect(await createScenarioFor(deps, "Slow one")).toMatchObject({
         status: "retry",
         code: "TIMEOUT",
       });
@@ -213,7 +220,7 @@ describe.each(storeKinds())("push recovery on $name", (kind) => {
       // The service was only slow: it commits after 1.5 s, long after the client gave up.
       while ((await t.scenarios()).length < 1) await new Promise((r) => setTimeout(r, 20));
       await t.setFaults({ latencyMs: 0 });
-      expect(await createScenarioFor(deps, "Slow one", false)).toMatchObject({ status: "exists" });
+      expect(await createScenarioFor(deps, "Slow one")).toMatchObject({ status: "exists" });
     } finally {
       await clients.close();
     }

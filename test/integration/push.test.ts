@@ -1,7 +1,9 @@
 /**
  * `tas-sync push FILE --wait` end to end in this process: a real store (SQLite and
  * PostgreSQL), real Redis (unique prefix per test), the simulator over HTTP. Each row must end
- * created, exists or failed, and the simulator must hold exactly one scenario per created row.
+ * created, exists or failed, and the service's own count must show each created row created
+ * exactly once: the simulator's names are not unique here (push-harness), so nothing but the
+ * push itself keeps a scenario from being made twice.
  * Retry and pacing (backoff, rate slots, connections, whether a worker listens) are the
  * queue's and the HTTP client's: those tests run on SQLite only.
  */
@@ -12,12 +14,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PUSH_QUEUE } from "../../src/queue/push.js";
 import { CREATE_ROUTE } from "../../src/simulator/router.js";
 import { SIM_CLIENT_ID, SIM_CLIENT_SECRET } from "../../src/simulator/server.js";
+import { until } from "../support/daemon.js";
 import { type StoreKind, storeKind, storeKinds } from "../support/stores.js";
 import {
   COMPANY,
-  duplicates,
   flatRows,
   MISSING_PROJECT,
+  notOnce,
   OTHER_PROJECT,
   PROJECT,
   type PushHarness,
@@ -88,6 +91,13 @@ describe.each(storeKinds())("push --wait against the simulator on $name", (k) =>
     expect(at("Login valid")).toBeGreaterThan(at("Login suite"));
     expect(at("Login locked twice")).toBeGreaterThan(at("Login locked"));
 
+    expect(
+      notOnce(
+        await t.createdPerKey(),
+        FAMILY.map((r) => r.key as string),
+      ),
+    ).toEqual([]);
+
     const stored = await t.rows<{ request_key: string; parent_id: number | null; raw_json: string }>(
       "SELECT request_key, parent_id, raw_json FROM scenarios ORDER BY id",
     );
@@ -115,6 +125,28 @@ describe.each(storeKinds())("push --wait against the simulator on $name", (k) =>
     expect(await t.scenarios()).toEqual(before.scenarios);
     expect(await t.createAttempts()).toBe(before.attempts);
     expect((await t.requests()).every((r) => r.attempts === 1)).toBe(true);
+    expect(
+      notOnce(
+        await t.createdPerKey(),
+        FAMILY.map((r) => r.key as string),
+      ),
+    ).toEqual([]);
+  });
+
+  it("fails the exactly-once check when a row is sent twice on purpose", async () => {
+    const t = await harness();
+    const keys = ["Sent twice", "Sent once"];
+    const file = t.seed(
+      "twice.ndjson",
+      keys.map((k) => seedRow(k)),
+    );
+    expect((await t.cli(["push", file, "--wait"])).code).toBe(0);
+    expect(notOnce(await t.createdPerKey(), keys)).toEqual([]);
+    // A bug that sends a settled row again: it is queued as if its answer had never come back.
+    await t.rows("UPDATE scenario_requests SET status = 'queued' WHERE key = 'Sent twice' RETURNING key");
+    expect((await t.cli(["push", file, "--wait"])).code).toBe(0);
+    // A service that refused repeated names would have hidden it; the service's count does not.
+    expect(notOnce(await t.createdPerKey(), keys)).toEqual(["Sent twice: created 2 times"]);
   });
 
   it("fails a row of an unknown project at once, and its descendants with PARENT_FAILED", async () => {
@@ -155,7 +187,8 @@ describe.each(storeKinds())("push --wait against the simulator on $name", (k) =>
   });
 
   it("fails a first attempt whose name is already taken, without creating anything", async () => {
-    const t = await harness();
+    // A service that refuses a repeated name (API-FACTS), as the real one does.
+    const t = await harness({ sim: { faults: { namesNotUnique: 0 } } });
     t.sim.state.scenarios.create(
       {
         companyId: COMPANY,
@@ -220,12 +253,18 @@ describe.each(storeKinds())("push --wait against the simulator on $name", (k) =>
     expect(stats.count(CREATE_ROUTE, 200)).toBe(6);
     // The 429 said "1 second": it was honoured.
     expect(elapsed).toBeGreaterThanOrEqual(1000);
-    expect(duplicates(await t.scenarios())).toEqual([]);
+    expect(
+      notOnce(
+        await t.createdPerKey(),
+        flatRows(6).map((r) => r.key as string),
+      ),
+    ).toEqual([]);
   });
 
   it("counts a name clash after a dropped answer as exists, never as a duplicate", async () => {
     const t = await harness({
-      sim: { faults: { dropAfterCommitRate: 0.3 } },
+      // The service refuses a repeated name (API-FACTS), which is what settles a lost answer.
+      sim: { faults: { dropAfterCommitRate: 0.3, namesNotUnique: 0 } },
       config: { push: { ratePerSecond: 200, concurrency: 4, maxAttempts: 4, lockDurationMs: 1000 } },
     });
     const file = t.seed("dropped.ndjson", flatRows(20, "drop"));
@@ -240,12 +279,43 @@ describe.each(storeKinds())("push --wait against the simulator on $name", (k) =>
     // An exists row was sent twice: the dropped create, then the clash that revealed it.
     for (const r of exists) expect(r).toMatchObject({ attempts: 2, uncertain: 1, in_flight: 0 });
     expect(t.sim.state.stats.count(CREATE_ROUTE, "dropped")).toBe(exists.length);
-    const sim = await t.scenarios();
-    expect(sim).toHaveLength(20);
-    expect(duplicates(sim)).toEqual([]);
+    expect(await t.scenarios()).toHaveLength(20);
+    expect(
+      notOnce(
+        await t.createdPerKey(),
+        flatRows(20, "drop").map((r) => r.key as string),
+      ),
+    ).toEqual([]);
   });
 
-  it("pauses the push queue and exits non-zero when the token is refused, without printing it", async () => {
+  it("fails a row whose answer was lost as OUTCOME_UNKNOWN when names are not unique, never sending it twice", async () => {
+    const t = await harness({
+      sim: { faults: { dropAfterCommitRate: 0.3 } },
+      config: {
+        push: {
+          ratePerSecond: 200,
+          concurrency: 4,
+          maxAttempts: 4,
+          lockDurationMs: 1000,
+          uniqueNames: false,
+        },
+      },
+    });
+    const keys = flatRows(20, "lost").map((r) => r.key as string);
+    const run = await t.cli(["push", t.seed("lost.ndjson", flatRows(20, "lost")), "--wait"]);
+    expect(run.code).toBe(1);
+    const rows = await t.requests();
+    const unknown = rows.filter((r) => r.error_code === "OUTCOME_UNKNOWN");
+    expect(unknown.length).toBeGreaterThan(0);
+    expect(t.sim.state.stats.count(CREATE_ROUTE, "dropped")).toBe(unknown.length);
+    for (const r of unknown)
+      expect(r).toMatchObject({ status: "failed", attempts: 1, uncertain: 1, in_flight: 0 });
+    // The dropped ones were created once (their answer was lost), and never sent again.
+    expect(notOnce(await t.createdPerKey(), keys)).toEqual([]);
+    expect(rows.filter((r) => r.status === "created")).toHaveLength(20 - unknown.length);
+  });
+
+  it("holds the rows of a company whose token is refused, never pausing the queue or printing the token", async () => {
     const WRONG = "wrong-token-Hq7pL3";
     const t = await harness({
       config: { companies: [{ id: COMPANY, auth: { token: WRONG } }] },
@@ -253,28 +323,35 @@ describe.each(storeKinds())("push --wait against the simulator on $name", (k) =>
     const file = t.seed("refused.ndjson", [seedRow("Refused one"), seedRow("Refused two")]);
     const run = await t.cli(["push", file, "--wait"]);
     expect(run.code).toBe(1);
+    expect(run.out).toContain("created 0, already existed 0, failed 0, held 2");
     expect(run.out.join("\n")).toContain(
-      "stopped waiting: the push queue is paused (the service refused our token)",
+      `  held, company ${COMPANY} (2 row(s)): the service refuses company ${COMPANY}'s static token (auth.token)`,
     );
     expect(`${run.out.join("\n")}${run.stderr}`).not.toContain(WRONG);
     const connection = new Redis(REDIS_URL);
     const queue = new Queue(PUSH_QUEUE, { connection, prefix: t.prefix });
     try {
-      expect(await queue.isPaused()).toBe(true);
+      expect(await queue.isPaused()).toBe(false);
     } finally {
       await queue.close();
       connection.disconnect();
     }
-    // Refused rows are neither failed nor lost: they wait for the fix.
+    // Refused rows are neither failed nor lost: they wait, saying why, and nothing is in flight.
     const rows = await t.requests();
-    expect(rows.map((r) => r.status)).toEqual(["queued", "queued"]);
-    expect(rows.some((r) => r.error_code === "UNAUTHORIZED")).toBe(true);
+    expect(rows.map((r) => [r.status, r.error_code, r.in_flight])).toEqual([
+      ["held", "CREDENTIALS_REFUSED", 0],
+      ["held", "CREDENTIALS_REFUSED", 0],
+    ]);
     expect(await t.scenarios()).toEqual([]);
     const stored = await t.rows("SELECT * FROM scenario_requests");
     expect(JSON.stringify(stored)).not.toContain(WRONG);
+    const failures = await t.cli(["push-failures"]);
+    expect(failures.out.at(-1)).toMatch(
+      new RegExp(`^held: company ${COMPANY}, 2 row\\(s\\): the service refuses`),
+    );
   });
 
-  it("pauses instead of failing every row when the password grant refuses the credentials", async () => {
+  it("holds instead of failing every row when the password grant refuses the credentials", async () => {
     const WRONG = "wrong-password-Tn4sW8";
     const t = await harness();
     const auth = {
@@ -291,14 +368,16 @@ describe.each(storeKinds())("push --wait against the simulator on $name", (k) =>
     const file = t.seed("bad-password.ndjson", [seedRow("Grant one"), seedRow("Grant two")]);
     const run = await t.cli(["push", file, "--wait"]);
     expect(run.code).toBe(1);
-    expect(run.out.join("\n")).toContain("the push queue is paused");
+    expect(run.out.join("\n")).toContain(
+      `the token endpoint refuses company ${COMPANY}'s username and password`,
+    );
     expect(`${run.out.join("\n")}${run.stderr}`).not.toContain(WRONG);
     const rows = await t.requests();
-    expect(rows.map((r) => [r.status, r.uncertain, r.in_flight])).toEqual([
-      ["queued", 0, 0],
-      ["queued", 0, 0],
+    expect(rows.map((r) => [r.status, r.uncertain, r.in_flight, r.attempts])).toEqual([
+      ["held", 0, 0, 0],
+      ["held", 0, 0, 0],
     ]);
-    expect(rows.some((r) => r.error_code === "UNAUTHORIZED")).toBe(true);
+    expect(rows.every((r) => r.error_code === "CREDENTIALS_REFUSED")).toBe(true);
     expect(await t.createAttempts()).toBe(0);
   });
 
@@ -350,9 +429,13 @@ describe("retry and pacing of push --wait (SQLite only: the store plays no part)
     expect(rows.every((r) => r.status === "created")).toBe(true);
     // Some rows really were retried: the run is not a lucky streak.
     expect(rows.reduce((n, r) => n + r.attempts, 0)).toBeGreaterThan(8);
-    const sim = await t.scenarios();
-    expect(sim).toHaveLength(8);
-    expect(duplicates(sim)).toEqual([]);
+    expect(await t.scenarios()).toHaveLength(8);
+    expect(
+      notOnce(
+        await t.createdPerKey(),
+        flatRows(8).map((r) => r.key as string),
+      ),
+    ).toEqual([]);
   });
 
   it("never lets more than push.ratePerSecond creates into one second, as the service saw them", async () => {
@@ -378,17 +461,22 @@ describe("retry and pacing of push --wait (SQLite only: the store plays no part)
   it("keeps push.concurrency creates in flight even when http.connections is lower", async () => {
     const t = await harness({
       config: {
-        http: { timeoutMs: 3000, maxAttempts: 2, maxRequestsPerSecond: 1000, connections: 1 },
+        http: { timeoutMs: 60_000, maxAttempts: 2, maxRequestsPerSecond: 1000, connections: 1 },
         push: { ratePerSecond: 1000, concurrency: 4, maxAttempts: 3, lockDurationMs: 5000 },
       },
     });
-    await t.setFaults({ latencyMs: 400 });
-    const run = await t.cli(["push", t.seed("wide.ndjson", flatRows(4, "wide")), "--wait"]);
+    // Every create is held by the service until the test lets them go.
+    await t.setFaults({ latencyMs: 120_000 });
+    const running = t.cli(["push", t.seed("wide.ndjson", flatRows(4, "wide")), "--wait"]);
+    // On one connection only one create at a time would reach the service: four at once never.
+    await until("four creates held by the service at once", () =>
+      t.sim.state.stats.held === 4 ? true : undefined,
+    );
+    await t.setFaults({ latencyMs: 0 });
+    t.sim.state.releaseHeld();
+    const run = await running;
     expect(run.code).toBe(0);
-    const times = (await t.scenarios()).map((s) => s.created_at_ms);
-    expect(times).toHaveLength(4);
-    // On one connection the four would be answered 400 ms apart (1.2 s from first to last).
-    expect(Math.max(...times) - Math.min(...times)).toBeLessThan(300);
+    expect(await t.scenarios()).toHaveLength(4);
   });
 
   it("with push.ratePerSecond null, takes no rate-limit slot at all", async () => {

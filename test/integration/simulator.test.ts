@@ -43,8 +43,10 @@ function createScenario(
 
 describe("simulator auth", () => {
   let sim: RunningSimulator;
+  // The service's clock, moved by the tests: a 1 s token expires when they say, not by timing.
+  let clockMs = Date.now();
   beforeAll(async () => {
-    sim = await startSimulator({ port: 0, tokenTtlSeconds: 1 });
+    sim = await startSimulator({ port: 0, tokenTtlSeconds: 1, now: () => clockMs });
   });
   afterAll(() => sim.close());
 
@@ -74,7 +76,7 @@ describe("simulator auth", () => {
     });
     const token = String(first.body.access_token);
     expect((await call(sim, "/api/plans", { token })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 1_100));
+    clockMs += 1_100;
     const expired = await call(sim, "/api/plans", { token });
     expect(expired.status).toBe(401);
     expect(expired.json).toMatchObject({ error: "Unauthorized" });

@@ -72,7 +72,20 @@ describe.each(storeKinds())("snapshots of one company from two processes on $nam
     // The service changes; A stalls past its 2 s lease; B takes over and applies the newer list.
     await admin("PUT", `companies/${company.id}/plans/${planId}`, { ...plan, plan_name: "v1" });
     a.child.kill("SIGSTOP");
-    await new Promise((r) => setTimeout(r, 3000));
+    // A renews no more: B may take over once the lease A last wrote has run out.
+    const store0 = await kind.open(database);
+    try {
+      await until("A's lease to run out", async () => {
+        const [lease] = await kind.rows<{ expires: string | null }>(
+          store0,
+          "SELECT lease_expires_at AS expires FROM sync_state WHERE company_id = ?",
+          company.id,
+        );
+        return lease?.expires && Date.parse(lease.expires) < Date.now() ? true : undefined;
+      });
+    } finally {
+      await store0.close();
+    }
     const b = await cli(["sync", "--config", config]);
     expect(b.code).toBe(0);
     expect(b.stdout).toMatch(new RegExp(`^company ${company.id}: succeeded`));

@@ -3,11 +3,14 @@
 // apply, when each operation was taken, and how the apply ended. Like a sync, it reads the
 // company's index first and starts again when the apply finds it stale (another process wrote
 // the company meanwhile). Used by postgres-processes.test.ts.
-// Usage: node apply-child.mjs <url> <companyId> <startedAt> <label> <ops> <msPerOp>
+// Usage: node apply-child.mjs <url> <companyId> <startedAt> <label> <ops> <msPerOp> [gateFile]
+// With gateFile, the plan stops after its first operation (its transaction open, the company's
+// lock held) until that file exists: the test opens the gate once it has seen what it waits for.
+import { existsSync } from "node:fs";
 import { databaseTarget } from "../../dist/src/config/index.js";
 import { openPostgresStore } from "../../dist/src/store/postgres/index.js";
 
-const [url, company, startedAt, label, ops, msPerOp] = process.argv.slice(2);
+const [url, company, startedAt, label, ops, msPerOp, gateFile] = process.argv.slice(2);
 const companyId = Number(company);
 const say = (event, more = {}) =>
   process.stdout.write(`${JSON.stringify({ event, label, at: Date.now(), ...more })}\n`);
@@ -30,6 +33,7 @@ for (let attempt = 1; attempt <= 3; attempt++) {
       for (let i = 0; i < Number(ops); i++) {
         say("op", { i });
         Atomics.wait(pause, 0, 0, Number(msPerOp)); // a slow plan: the transaction stays open
+        while (i === 0 && gateFile && !existsSync(gateFile)) Atomics.wait(pause, 0, 0, 10);
         const id = i + 1;
         const name = `${label}-${id}`;
         yield {

@@ -28,13 +28,25 @@ const init = (status: number | undefined, code: string): ApiErrorInit => ({
 });
 
 /** The parts of an Outcome a case checks (the message is checked on its own). */
-type Expect = { kind: Outcome["kind"]; code?: string; sure?: boolean };
+type Expect = {
+  kind: Outcome["kind"];
+  code?: string;
+  sure?: boolean;
+  tokenEndpoint?: boolean;
+  retryAfterMs?: number | null;
+};
 /** [what, error, outcome when no earlier attempt is in doubt, outcome when one is]. */
 type Case = [string, unknown, Expect, Expect];
 
 const failed = (code: string): Expect => ({ kind: "failed", code });
 const retry = (code: string, sure: boolean): Expect => ({ kind: "retry", code, sure });
-const unauthorized: Expect = { kind: "unauthorized" };
+const unauthorized: Expect = { kind: "unauthorized", tokenEndpoint: false };
+const refusedByTokenEndpoint: Expect = { kind: "unauthorized", tokenEndpoint: true };
+const limited = (retryAfterMs: number | null): Expect => ({
+  kind: "rate-limited",
+  code: "TOO_MANY_REQUESTS",
+  retryAfterMs,
+});
 
 const cases: Case[] = [
   [
@@ -72,14 +84,14 @@ const cases: Case[] = [
   [
     "token endpoint refusing the credentials",
     new InvalidCredentialsError({ ...init(401, "INVALID_CLIENT"), operation: "token" }),
-    unauthorized,
-    unauthorized,
+    refusedByTokenEndpoint,
+    refusedByTokenEndpoint,
   ],
   [
     "token endpoint denying access",
     new AccessDeniedError({ ...init(403, "ACCESS_DENIED"), operation: "token" }),
-    unauthorized,
-    unauthorized,
+    refusedByTokenEndpoint,
+    refusedByTokenEndpoint,
   ],
   [
     "token endpoint failing (the create was never sent)",
@@ -94,10 +106,16 @@ const cases: Case[] = [
     unauthorized,
   ],
   [
-    "429 (Retry-After waits used up)",
+    "429 with Retry-After",
     new RateLimitedError(init(429, "TOO_MANY_REQUESTS"), 1000),
-    retry("TOO_MANY_REQUESTS", true),
-    retry("TOO_MANY_REQUESTS", true),
+    limited(1000),
+    limited(1000),
+  ],
+  [
+    "429 without Retry-After",
+    new RateLimitedError(init(429, "TOO_MANY_REQUESTS"), null),
+    limited(null),
+    limited(null),
   ],
   [
     "500 INTERNAL_SERVER_ERROR",

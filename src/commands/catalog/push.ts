@@ -27,11 +27,12 @@ Options:
 
 Outcomes of a row: created (the service answered with the new scenario), exists (an earlier
 attempt's answer was lost and the service already has it: not created twice), failed (with
-a reason code; see tas-sync push-failures).
+a reason code; see tas-sync push-failures). A row whose company's credentials are refused is
+held: only that company's rows wait (see push-failures --held), the others go on.
 
-Exit codes: 0 done (with --wait: every row created or exists); 1 some rows failed or the push
-was paused; 2 invalid or empty file (nothing queued) or bad usage/config; 130/143 stopped by
-SIGINT/SIGTERM (with --wait: unsettled rows stay queued).`,
+Exit codes: 0 done (with --wait: every row created or exists); 1 some rows failed, wait for a
+parent's id, or are held; 2 invalid or empty file (nothing queued) or bad usage/config;
+130/143 stopped by SIGINT/SIGTERM (with --wait: unsettled rows stay queued).`,
   options: {
     wait: { type: "boolean" },
     "dry-run": { type: "boolean" },
@@ -45,23 +46,28 @@ SIGINT/SIGTERM (with --wait: unsettled rows stay queued).`,
 
 export const pushFailuresSpec: CommandSpec = {
   name: "push-failures",
-  summary: "list failed push rows (or rows waiting for a parent's id) with their reasons",
-  help: `Usage: tas-sync push-failures [--code CODE] [--blocked] [--limit N] [--json] [--config PATH]
+  summary: "list failed push rows (or rows that wait: for a parent's id, or held) with their reasons",
+  help: `Usage: tas-sync push-failures [--code CODE] [--blocked | --held] [--limit N] [--json] [--config PATH]
 
-Lists rows of scenario_requests with status failed: key, project, name, reason code, the
+Lists rows of scenario_requests with status failed: key, company, project, reason code, the
 last error, and where the row came from (file:line). With --blocked, lists instead the rows
 that wait for their parent's scenario id (the parent exists on the service but the answer to
-its create was lost); give it with tas-sync set-parent-id. Needs none of the service's
-secrets.
+its create was lost); give it with tas-sync set-parent-id. With --held, the rows held back
+because their company's credentials are refused (reason CREDENTIALS_REFUSED); they go on by
+themselves once the credentials work, or with tas-sync resume-push --company ID. Without
+--held, a line after the table says how many rows are held, per company, and why. Needs none
+of the service's secrets.
 
 Options:
   --code CODE      only this reason code (e.g. PROJECT_NOT_FOUND, PARENT_FAILED)
   --blocked        rows waiting for a parent's id instead of failed rows
+  --held           rows held for refused credentials instead of failed rows
   --limit N        at most N rows (default 100)
   --json           one JSON object per row (snake_case keys)`,
   options: {
     code: { type: "string" },
     blocked: { type: "boolean" },
+    held: { type: "boolean" },
     limit: { type: "string" },
     json: { type: "boolean" },
   },
@@ -104,12 +110,19 @@ Exit codes: 0 recorded; 2 no such row, or the row is not one that exists without
 
 export const resumePushSpec: CommandSpec = {
   name: "resume-push",
-  summary: "resume the push queue after it was paused (token refused)",
-  help: `Usage: tas-sync resume-push [--config PATH]
+  summary: "let held push rows go on (a company's credentials work again)",
+  help: `Usage: tas-sync resume-push [--company ID] [--config PATH]
 
-The push queue pauses itself when the service refuses the token even after
-re-authenticating. Fix the credentials in the config, restart the daemon so that it reads
-them, then run this.`,
-  options: {},
+When the service refuses a company's credentials (a static token, or a password grant still
+refused after authenticating again), that company's rows are held (push-failures --held);
+every other company's rows go on. The daemon tries one held row of each such company now and
+then (push.reconcileEveryMs) and lets the rest go on once it gets through. This lets them go
+on at once: the held rows of company ID (without --company: of every company) are queued
+again, and a paused push queue (paused in the dashboard) is resumed. A daemon reads its
+config when it starts: restart it after changing credentials in the config.
+
+Options:
+  --company ID     only this company's held rows`,
+  options: { company: { type: "string" } },
   load: () => import("../outbox.js").then((m) => m.runResumePush),
 };

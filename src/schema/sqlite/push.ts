@@ -1,5 +1,6 @@
 /** The push side: the outbox, the created scenarios, and rejected seed rows. */
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { REQUEST_STATUSES } from "../outbox-states.js";
 import { bool } from "./columns.js";
 
 export const scenarioRequests = sqliteTable(
@@ -11,9 +12,8 @@ export const scenarioRequests = sqliteTable(
     scenarioName: text("scenario_name").notNull(),
     payloadJson: text("payload_json").notNull(),
     parentKey: text("parent_key"),
-    status: text("status", {
-      enum: ["pending", "queued", "created", "exists", "failed", "blocked"],
-    }).notNull(),
+    /** The state machine of ../outbox-states.ts. */
+    status: text("status", { enum: REQUEST_STATUSES }).notNull(),
     attempts: integer("attempts").notNull().default(0),
     lastError: text("last_error"),
     /** Short reason code of a failure (PROJECT_NOT_FOUND, PARENT_FAILED, ...), for summaries. */

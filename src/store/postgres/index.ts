@@ -5,9 +5,7 @@
  */
 import type { DatabaseTarget } from "../../config/index.js";
 import { StoreError, StoreUnavailableError } from "../errors.js";
-
-import type { OpenOptions } from "../open.js";
-import type { Store } from "../port.js";
+import type { OpenOptions, Store } from "../port.js";
 import { appliedMigrations, migratePostgres } from "./migrate.js";
 import { postgresOutbox } from "./outbox/index.js";
 import { createPool, type Pool } from "./pool.js";

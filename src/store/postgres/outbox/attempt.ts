@@ -1,59 +1,86 @@
 /** What a create job reads of its row, and the write-ahead marks around each attempt. */
-import { scenarioRequests } from "../../../schema/postgres/index.js";
+import { and, eq, sql } from "drizzle-orm";
 import type { AttemptKnowledge, OutboxRow, SendableRow, Settle } from "../../port-outbox.js";
-import { type SendableJoin, sendableOf } from "../../rows.js";
-import type { Db } from "../pool.js";
-import { run, selectList } from "../sql.js";
+import { sendableOf } from "../../rows.js";
+import { arg, once, orm } from "../orm.js";
+import type { Db, PoolClient } from "../pool.js";
+import { p, scenarios, t } from "./tables.js";
+
+const key = sql.placeholder("key");
 
 /** The row with its parent's status, id, answer and request: one statement. */
-export async function sendable(db: Db, key: string): Promise<SendableRow | undefined> {
-  const { rows } = await run<SendableJoin>(
-    db,
-    `SELECT r.status, r.company_id AS "companyId", r.project_id AS "projectId", r.payload_json AS "payloadJson",
-       r.parent_key AS "parentKey", r.attempts, r.in_flight AS "inFlight", r.uncertain,
-       p.status AS "pStatus", p.scenario_id AS "pScenarioId", p.payload_json AS "pPayloadJson",
-       s.raw_json AS "pScenarioJson"
-     FROM scenario_requests r
-     LEFT JOIN scenario_requests p ON p.key = r.parent_key
-     LEFT JOIN scenarios s ON s.id = p.scenario_id AND s.request_key = p.key
-     WHERE r.key = $1`,
-    [key],
-  );
-  const r = rows[0];
-  if (!r) return undefined;
-  return sendableOf(r);
+export async function sendable(db: Db, k: string): Promise<SendableRow | undefined> {
+  const [r] = await once(db, "sendable", (o) =>
+    o
+      .select({
+        status: t.status,
+        companyId: t.companyId,
+        projectId: t.projectId,
+        payloadJson: t.payloadJson,
+        parentKey: t.parentKey,
+        attempts: t.attempts,
+        inFlight: t.inFlight,
+        uncertain: t.uncertain,
+        errorCode: t.errorCode,
+        pStatus: p.status,
+        pScenarioId: p.scenarioId,
+        pPayloadJson: p.payloadJson,
+        pScenarioJson: scenarios.rawJson,
+      })
+      .from(t)
+      .leftJoin(p, eq(p.key, t.parentKey))
+      .leftJoin(scenarios, and(eq(scenarios.id, p.scenarioId), eq(scenarios.requestKey, p.key)))
+      .where(eq(t.key, key))
+      .prepare("tas_outbox_sendable"),
+  ).execute({ key: k });
+  return r && sendableOf(r);
 }
 
-const GET_ROW = `SELECT ${selectList(scenarioRequests)} FROM scenario_requests WHERE key = $1`;
-
-/** The whole row, in drizzle's $inferSelect shape (for commands and tests). */
-export async function getRow(db: Db, key: string): Promise<OutboxRow | undefined> {
-  return (await run<OutboxRow>(db, GET_ROW, [key])).rows[0];
+/** The whole row. */
+export async function getRow(db: Db, k: string): Promise<OutboxRow | undefined> {
+  const [r] = await orm(db).select().from(t).where(eq(t.key, k));
+  return r;
 }
 
-export async function beginAttempt(db: Db, key: string, now: string): Promise<boolean> {
-  const { rows } = await run<{ uncertain: boolean }>(
-    db,
-    `UPDATE scenario_requests SET uncertain = (uncertain OR in_flight), in_flight = true, attempts = attempts + 1,
-       updated_at = $1 WHERE key = $2 RETURNING uncertain`,
-    [now, key],
-  );
-  return rows[0]?.uncertain === true;
+export async function beginAttempt(db: PoolClient, k: string, now: string): Promise<boolean> {
+  const [r] = await once(db, "beginAttempt", (o) =>
+    o
+      .update(t)
+      .set({
+        uncertain: sql`(${t.uncertain} or ${t.inFlight})`,
+        inFlight: true,
+        attempts: sql`${t.attempts} + 1`,
+        updatedAt: arg("now"),
+      })
+      .where(eq(t.key, key))
+      .returning({ uncertain: t.uncertain })
+      .prepare("tas_outbox_begin_attempt"),
+  ).execute({ key: k, now });
+  return r?.uncertain === true;
 }
 
 export async function endAttempt(
-  db: Db,
-  key: string,
+  db: PoolClient,
+  k: string,
   attempt: AttemptKnowledge,
   settle: Settle,
   now: string,
 ): Promise<void> {
   // Only a sure answer to our own attempt clears the marker; otherwise the next attempt's
-  // write-ahead folds it into `uncertain`.
-  await run(
-    db,
-    `UPDATE scenario_requests SET in_flight = CASE WHEN $1::text = 'sure' THEN false ELSE in_flight END,
-       error_code = $2, last_error = $3, updated_at = $4 WHERE key = $5`,
-    [attempt, settle.code, settle.message, now, key],
-  );
+  // write-ahead folds it into `uncertain`. A 429 was not looked at: not an attempt.
+  const sure = attempt === "sure" || attempt === "refused";
+  const uncount = attempt === "refused";
+  await once(db, `endAttempt:${attempt}`, (o) =>
+    o
+      .update(t)
+      .set({
+        ...(sure ? { inFlight: false } : {}),
+        ...(uncount ? { attempts: sql`${t.attempts} - 1` } : {}),
+        errorCode: arg("code"),
+        lastError: arg("message"),
+        updatedAt: arg("now"),
+      })
+      .where(eq(t.key, key))
+      .prepare(`tas_outbox_end_attempt_${attempt}`),
+  ).execute({ key: k, code: settle.code, message: settle.message, now });
 }

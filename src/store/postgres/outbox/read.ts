@@ -1,64 +1,63 @@
 /** Read-only views of the outbox: counts, failure reasons, rows of a status, inline parents. */
-import { scenarioRequests } from "../../../schema/postgres/index.js";
-import {
-  emptyStatusCounts,
-  type OutboxRow,
-  type RequestStatus,
-  type StatusCounts,
-} from "../../port-outbox.js";
+import { and, asc, count, desc, eq, sql } from "drizzle-orm";
+import { OPEN, statusIn } from "../../../schema/outbox-states.js";
+import { emptyStatusCounts, type OutboxRow, type StatusCounts } from "../../port-outbox.js";
+import { orm } from "../orm.js";
 import type { Db } from "../pool.js";
-import { pluck, run, selectList } from "../sql.js";
+import { pluck } from "../sql.js";
+import { t } from "./tables.js";
+
+const ofBatch = (batchId: string | undefined) => (batchId === undefined ? undefined : eq(t.batchId, batchId));
+/** Text sorts by code point, as in SQLite, whatever the database's collation. */
+const byCodePoint = (text: unknown) => sql`${text} collate "C"`;
 
 export async function statusCounts(db: Db, batchId?: string): Promise<StatusCounts> {
   const counts = emptyStatusCounts();
-  const { rows } = await run<{ status: RequestStatus; n: number }>(
-    db,
-    `SELECT status, count(*) AS n FROM scenario_requests ${batchId === undefined ? "" : "WHERE batch_id = $1"} GROUP BY status`,
-    batchId === undefined ? [] : [batchId],
-  );
+  const rows = await orm(db)
+    .select({ status: t.status, n: count() })
+    .from(t)
+    .where(ofBatch(batchId))
+    .groupBy(t.status);
   for (const r of rows) counts[r.status] = r.n;
   return counts;
 }
 
-/** Rows of a batch not settled yet (pending or queued; blocked rows wait for a person). */
+/** Rows of a batch that go on by themselves (pending or queued). */
 export async function unsettledCount(db: Db, batchId: string): Promise<number> {
-  const [n] = await pluck<number>(
-    db,
-    "SELECT count(*) FROM scenario_requests WHERE batch_id = $1 AND status IN ('pending', 'queued')",
-    [batchId],
-  );
-  return n ?? 0;
+  const [r] = await orm(db)
+    .select({ n: count() })
+    .from(t)
+    .where(and(ofBatch(batchId), statusIn(t, OPEN)));
+  return r?.n ?? 0;
 }
 
-// COLLATE "C": text sorts by code point, as in SQLite, whatever the database's collation.
 export async function failureReasons(db: Db, batchId?: string): Promise<{ code: string; n: number }[]> {
-  const where = batchId === undefined ? "" : "AND batch_id = $1";
-  const { rows } = await run<{ code: string; n: number }>(
-    db,
-    `SELECT coalesce(error_code, 'UNKNOWN') AS code, count(*) AS n FROM scenario_requests
-     WHERE status = 'failed' ${where} GROUP BY 1 ORDER BY n DESC, coalesce(error_code, 'UNKNOWN') COLLATE "C"`,
-    batchId === undefined ? [] : [batchId],
-  );
-  return rows;
+  const code = sql<string>`coalesce(${t.errorCode}, 'UNKNOWN')`;
+  return orm(db)
+    .select({ code, n: count() })
+    .from(t)
+    .where(and(statusIn(t, ["failed"]), ofBatch(batchId)))
+    .groupBy(code)
+    .orderBy(desc(count()), asc(byCodePoint(code)));
 }
-
-const ROWS = `SELECT ${selectList(scenarioRequests)} FROM scenario_requests`;
 
 export async function rowsWithStatus(
   db: Db,
-  status: "failed" | "blocked",
+  status: "failed" | "blocked" | "held",
   opts: { code?: string | undefined; limit: number },
 ): Promise<OutboxRow[]> {
-  const { rows } = await run<OutboxRow>(
-    db,
-    `${ROWS} WHERE status = $1 AND ($2::text IS NULL OR error_code = $2)
-     ORDER BY updated_at, key COLLATE "C" LIMIT $3`,
-    [status, opts.code ?? null, opts.limit],
-  );
-  return rows;
+  return orm(db)
+    .select()
+    .from(t)
+    .where(and(eq(t.status, status), opts.code === undefined ? undefined : eq(t.errorCode, opts.code)))
+    .orderBy(asc(t.updatedAt), asc(byCodePoint(t.key)))
+    .limit(opts.limit);
 }
 
-/** Integer ids (below 2^53) that rows give as `parent.id` of a scenario of this project and name. */
+/**
+ * Integer ids (below 2^53) that rows give as `parent.id` of a scenario of this project and
+ * name. Hand-written: PostgreSQL's JSON operators, which the query builder has no words for.
+ */
 export function inlineParentIds(db: Db, projectId: number, scenarioName: string): Promise<number[]> {
   return pluck<number>(
     db,

@@ -1,113 +1,167 @@
-/** Settling outbox rows (only unsettled ones: a late or duplicate job never changes a settled row). */
+/** Settling outbox rows: only rows in a state the transition applies to (schema/outbox-states.ts). */
+import { and, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
+import { idUnknown, movable, writes } from "../../../schema/outbox-states.js";
 import { scenarios } from "../../../schema/postgres/index.js";
-import type { AttemptKnowledge, ScenarioIdSource, ScenarioRow, Settle } from "../../port-outbox.js";
-import type { Db, Pool } from "../pool.js";
-import { batchInserter, pluck, run } from "../sql.js";
-import { transaction } from "../tx.js";
+import type { AttemptKnowledge, ScenarioIdSource, ScenarioRow, Settle, Settled } from "../../port-outbox.js";
+import { arg, once, orm } from "../orm.js";
+import type { Db, PoolClient } from "../pool.js";
+import { takeReadyChildren } from "./ready.js";
+import { t } from "./tables.js";
 
-const upsertScenario = batchInserter(scenarios, { upsertKeys: ["requestKey", "rawJson", "recordedAt"] });
+const key = sql.placeholder("key");
+/** Every column of `scenarios` as a placeholder of its own name, and null for each (the absent ones). */
+const SCENARIO_VALUES = Object.fromEntries(
+  Object.keys(getTableColumns(scenarios)).map((k) => [k, sql.placeholder(k)]),
+);
+const NO_SCENARIO = Object.fromEntries(Object.keys(getTableColumns(scenarios)).map((k) => [k, null]));
 
-/** Records the answer; applies to an unsettled row, or upgrades `exists` (the answer carries the id). */
-export async function markCreated(db: Db, key: string, scenario: ScenarioRow, now: string): Promise<boolean> {
-  await upsertScenario(db, [scenario]);
-  const { rowCount } = await run(
-    db,
-    `UPDATE scenario_requests SET status = 'created', scenario_id = $1, scenario_id_source = 'answer',
-       in_flight = false, last_error = NULL, error_code = NULL, updated_at = $2
-     WHERE key = $3 AND status IN ('pending', 'queued', 'exists')`,
-    [scenario.id, now, key],
-  );
-  return rowCount > 0;
+/**
+ * Records the answer, marks the row created (from `exists` too: the answer carries the id),
+ * and queues the children this makes ready. `client` is in a transaction (the group commit's,
+ * a savepoint of its own when a write beside it fails): the three statements commit together
+ * or not at all.
+ */
+export async function settleCreated(
+  client: PoolClient,
+  k: string,
+  scenario: ScenarioRow,
+  now: string,
+): Promise<Settled> {
+  await once(client, "upsertScenario", (o) =>
+    o
+      .insert(scenarios)
+      .values(SCENARIO_VALUES as unknown as typeof scenarios.$inferInsert)
+      .onConflictDoUpdate({
+        target: scenarios.id,
+        set: {
+          requestKey: sql`excluded.request_key`,
+          rawJson: sql`excluded.raw_json`,
+          recordedAt: sql`excluded.recorded_at`,
+        },
+      })
+      .prepare("tas_outbox_upsert_scenario"),
+  ).execute({ ...NO_SCENARIO, ...scenario });
+  const updated = await once(client, "markCreated", (o) =>
+    o
+      .update(t)
+      .set({
+        ...writes("create"),
+        scenarioId: arg("id"),
+        updatedAt: arg("now"),
+      })
+      .where(and(eq(t.key, key), movable(t, "create")))
+      .returning({ key: t.key })
+      .prepare("tas_outbox_mark_created"),
+  ).execute({ key: k, id: scenario.id, now });
+  return { applied: updated.length > 0, ready: await takeReadyChildren(client, k, now) };
 }
 
-export async function markExists(db: Db, key: string, message: string, now: string): Promise<boolean> {
-  const { rowCount } = await run(
-    db,
-    `UPDATE scenario_requests SET status = 'exists', in_flight = false, last_error = $1, error_code = NULL,
-       updated_at = $2 WHERE key = $3 AND status IN ('pending', 'queued')`,
-    [message, now, key],
-  );
-  return rowCount > 0;
+export async function markExists(db: PoolClient, k: string, message: string, now: string): Promise<boolean> {
+  const rows = await once(db, "markExists", (o) =>
+    o
+      .update(t)
+      .set({
+        ...writes("exist"),
+        lastError: arg("message"),
+        updatedAt: arg("now"),
+      })
+      .where(and(eq(t.key, key), movable(t, "exist")))
+      .returning({ key: t.key })
+      .prepare("tas_outbox_mark_exists"),
+  ).execute({ key: k, message, now });
+  return rows.length > 0;
 }
-
-/** Fails the rows of `keys` (each with its code and message) that are unsettled. */
-const FAIL_SQL = `UPDATE scenario_requests r SET status = 'failed',
-    uncertain = CASE $1::text WHEN 'none' THEN (r.uncertain OR r.in_flight) WHEN 'unknown' THEN true ELSE r.uncertain END,
-    in_flight = false, error_code = v.code, last_error = v.message, updated_at = $2
-  FROM unnest($3::text[], $4::text[], $5::text[]) AS v(key, code, message)
-  WHERE r.key = v.key AND r.status IN ('pending', 'queued', 'blocked')`;
 
 /**
  * `attempt` says what this run knows of the row's in-flight attempt: one that may have reached
  * the server stays known as `uncertain`, so that after retry-failed a name clash counts as
  * "exists" (a sure failure, like a first-attempt name clash, does not).
  */
+function uncertainAfter(attempt: AttemptKnowledge): SQL | boolean | undefined {
+  if (attempt === "none") return sql`(${t.uncertain} or ${t.inFlight})`;
+  return attempt === "unknown" ? true : undefined; // sure, refused: as it was
+}
+
 export async function markFailed(
-  db: Db,
-  key: string,
+  db: PoolClient,
+  k: string,
   settle: Settle,
   attempt: AttemptKnowledge,
   now: string,
 ): Promise<boolean> {
-  const { rowCount } = await run(db, FAIL_SQL, [attempt, now, [key], [settle.code], [settle.message]]);
-  return rowCount > 0;
+  const uncertain = uncertainAfter(attempt);
+  const rows = await once(db, `markFailed:${attempt}`, (o) =>
+    o
+      .update(t)
+      .set({
+        ...writes("fail"),
+        ...(uncertain === undefined ? {} : { uncertain }),
+        errorCode: arg("code"),
+        lastError: arg("message"),
+        updatedAt: arg("now"),
+      })
+      .where(and(eq(t.key, key), movable(t, "fail")))
+      .returning({ key: t.key })
+      .prepare(`tas_outbox_mark_failed_${attempt}`),
+  ).execute({ key: k, code: settle.code, message: settle.message, now });
+  return rows.length > 0;
 }
 
 export async function failMany(
-  db: Db,
+  db: PoolClient,
   rows: readonly ({ key: string } & Settle)[],
   now: string,
 ): Promise<number> {
-  if (!rows.length) return 0;
-  const { rowCount } = await run(db, FAIL_SQL, [
-    "none",
-    now,
-    rows.map((r) => r.key),
-    rows.map((r) => r.code),
-    rows.map((r) => r.message),
-  ]);
-  return rowCount;
+  let n = 0;
+  for (const r of rows) if (await markFailed(db, r.key, r, "none", now)) n++;
+  return n;
 }
 
-export async function block(db: Db, keys: readonly string[], settle: Settle, now: string): Promise<number> {
+export async function block(
+  db: PoolClient,
+  keys: readonly string[],
+  settle: Settle,
+  now: string,
+): Promise<number> {
   if (!keys.length) return 0;
-  const { rowCount } = await run(
-    db,
-    `UPDATE scenario_requests SET status = 'blocked', error_code = $1, last_error = $2, updated_at = $3
-     WHERE key = ANY($4::text[]) AND status IN ('pending', 'queued')`,
-    [settle.code, settle.message, now, keys],
-  );
-  return rowCount;
+  const rows = await orm(db)
+    .update(t)
+    .set({ ...writes("block"), errorCode: settle.code, lastError: settle.message, updatedAt: now })
+    .where(and(inArray(t.key, [...keys]), movable(t, "block")))
+    .returning({ key: t.key });
+  return rows.length;
 }
 
 export async function learnId(
-  db: Db,
-  key: string,
+  db: PoolClient,
+  k: string,
   scenarioId: number,
   source: ScenarioIdSource,
   now: string,
 ): Promise<boolean> {
-  const { rowCount } = await run(
-    db,
-    `UPDATE scenario_requests SET scenario_id = $1, scenario_id_source = $2, updated_at = $3
-     WHERE key = $4 AND status = 'exists' AND scenario_id IS NULL`,
-    [scenarioId, source, now, key],
-  );
-  return rowCount > 0;
+  const rows = await orm(db)
+    .update(t)
+    .set({ scenarioId, scenarioIdSource: source, updatedAt: now })
+    .where(and(eq(t.key, k), idUnknown(t)))
+    .returning({ key: t.key });
+  return rows.length > 0;
 }
 
-export function resetFailed(
-  pool: Pool,
+export async function resetFailed(
+  db: Db,
   filter: { code?: string | undefined; key?: string | undefined },
   now: string,
 ): Promise<string[]> {
-  return transaction(pool, (client) =>
-    pluck<string>(
-      client,
-      `UPDATE scenario_requests SET status = 'pending', error_code = NULL, last_error = NULL, updated_at = $1
-       WHERE status = 'failed' AND ($2::text IS NULL OR error_code = $2) AND ($3::text IS NULL OR key = $3)
-       RETURNING key`,
-      [now, filter.code ?? null, filter.key ?? null],
-    ),
-  );
+  const rows = await orm(db)
+    .update(t)
+    .set({ ...writes("retry"), updatedAt: now })
+    .where(
+      and(
+        movable(t, "retry"),
+        filter.code === undefined ? undefined : eq(t.errorCode, filter.code),
+        filter.key === undefined ? undefined : eq(t.key, filter.key),
+      ),
+    )
+    .returning({ key: t.key });
+  return rows.map((r) => r.key);
 }

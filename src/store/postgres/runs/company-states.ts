@@ -1,4 +1,6 @@
 /** Per company: its latest finished run, its latest success, the newest snapshot applied, its alert state. */
+// Hand-written: per company a correlated subquery (PostgreSQL: a LATERAL join over unnest),
+// and a compare-and-set in one statement; the query builder says neither more clearly.
 import type { CompanyRunState } from "../../port-runs.js";
 import { type CompanyStateRow, companyStateOf } from "../../rows.js";
 import type { Db } from "../pool.js";

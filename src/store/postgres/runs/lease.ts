@@ -1,15 +1,10 @@
 /** A company's lease in sync_state: who may sync it now. */
+import { and, eq } from "drizzle-orm";
+import { syncState } from "../../../schema/postgres/index.js";
 import type { Lease, LeaseResult } from "../../port-runs.js";
+import { orm, unwrapped } from "../orm.js";
 import type { Db, Pool } from "../pool.js";
-import { run } from "../sql.js";
 import { transaction } from "../tx.js";
-
-interface LeaseRow {
-  token: string | null;
-  host: string | null;
-  pid: number | null;
-  expiresAt: string | null;
-}
 
 /** The row is locked (FOR UPDATE) while `canTake` decides: two takers cannot both win. */
 export async function acquireLease(
@@ -19,34 +14,43 @@ export async function acquireLease(
   now: string,
   canTake: (holder: Lease) => boolean,
 ): Promise<LeaseResult> {
-  return transaction(pool, async (client): Promise<LeaseResult> => {
-    // A row to lock, even for a company never seen (a concurrent insert waits for ours).
-    await run(client, "INSERT INTO sync_state (company_id) VALUES ($1) ON CONFLICT (company_id) DO NOTHING", [
-      companyId,
-    ]);
-    const { rows } = await run<LeaseRow>(
-      client,
-      `SELECT lease_token AS token, lease_host AS host, lease_pid AS pid, lease_expires_at AS "expiresAt"
-       FROM sync_state WHERE company_id = $1 FOR UPDATE`,
-      [companyId],
-    );
-    const row = rows[0];
-    if (row?.token && row.expiresAt && row.expiresAt > now) {
-      const holder: Lease = {
-        token: row.token,
-        owner: { host: row.host ?? "?", pid: row.pid ?? 0 },
-        expiresAt: row.expiresAt,
-      };
-      if (!canTake(holder)) return { ok: false, holder };
-    }
-    await run(
-      client,
-      `UPDATE sync_state SET lease_token = $2, lease_host = $3, lease_pid = $4, lease_expires_at = $5
-       WHERE company_id = $1`,
-      [companyId, lease.token, lease.owner.host, lease.owner.pid, lease.expiresAt],
-    );
-    return { ok: true };
-  });
+  return transaction(pool, (client) =>
+    unwrapped(
+      (async (): Promise<LeaseResult> => {
+        const db = orm(client);
+        // A row to lock, even for a company never seen (a concurrent insert waits for ours).
+        await db.insert(syncState).values({ companyId }).onConflictDoNothing();
+        const [row] = await db
+          .select({
+            token: syncState.leaseToken,
+            host: syncState.leaseHost,
+            pid: syncState.leasePid,
+            expiresAt: syncState.leaseExpiresAt,
+          })
+          .from(syncState)
+          .where(eq(syncState.companyId, companyId))
+          .for("update");
+        if (row?.token && row.expiresAt && row.expiresAt > now) {
+          const holder: Lease = {
+            token: row.token,
+            owner: { host: row.host ?? "?", pid: row.pid ?? 0 },
+            expiresAt: row.expiresAt,
+          };
+          if (!canTake(holder)) return { ok: false, holder };
+        }
+        await db
+          .update(syncState)
+          .set({
+            leaseToken: lease.token,
+            leaseHost: lease.owner.host,
+            leasePid: lease.owner.pid,
+            leaseExpiresAt: lease.expiresAt,
+          })
+          .where(eq(syncState.companyId, companyId));
+        return { ok: true };
+      })(),
+    ),
+  );
 }
 
 export async function renewLease(
@@ -55,19 +59,21 @@ export async function renewLease(
   token: string,
   expiresAt: string,
 ): Promise<boolean> {
-  const { rowCount } = await run(
-    db,
-    "UPDATE sync_state SET lease_expires_at = $1 WHERE company_id = $2 AND lease_token = $3",
-    [expiresAt, companyId, token],
+  const rows = await unwrapped(
+    orm(db)
+      .update(syncState)
+      .set({ leaseExpiresAt: expiresAt })
+      .where(and(eq(syncState.companyId, companyId), eq(syncState.leaseToken, token)))
+      .returning({ companyId: syncState.companyId }),
   );
-  return rowCount > 0;
+  return rows.length > 0;
 }
 
 export async function releaseLease(db: Db, companyId: number, token: string): Promise<void> {
-  await run(
-    db,
-    `UPDATE sync_state SET lease_token = NULL, lease_host = NULL, lease_pid = NULL, lease_expires_at = NULL
-     WHERE company_id = $1 AND lease_token = $2`,
-    [companyId, token],
+  await unwrapped(
+    orm(db)
+      .update(syncState)
+      .set({ leaseToken: null, leaseHost: null, leasePid: null, leaseExpiresAt: null })
+      .where(and(eq(syncState.companyId, companyId), eq(syncState.leaseToken, token))),
   );
 }

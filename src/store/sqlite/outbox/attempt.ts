@@ -1,59 +1,84 @@
 /** What a create job reads of its row, and the write-ahead marks around each attempt. */
-import { eq } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/better-sqlite3";
-import { scenarioRequests } from "../../../schema/sqlite/index.js";
+import { and, eq, sql } from "drizzle-orm";
 import type { AttemptKnowledge, OutboxRow, SendableRow, Settle } from "../../port-outbox.js";
-import { type SendableJoin, sendableOf } from "../../rows.js";
+import { sendableOf } from "../../rows.js";
 import type { Sqlite } from "../connection.js";
-import { perConnection, plucked, prepared } from "../prepared.js";
+import { arg, once, orm, p, scenarios, t } from "./tables.js";
 
-/** The row as SQLite gives it: booleans as 0/1. */
-type SendableRaw = Omit<SendableJoin, "inFlight" | "uncertain"> & { inFlight: number; uncertain: number };
+const key = sql.placeholder("key");
 
 /** The row with its parent's status, id, answer and request: one statement. */
-export function sendable(sqlite: Sqlite, key: string): SendableRow | undefined {
-  const r = prepared(
-    sqlite,
-    `SELECT r.status, r.company_id AS companyId, r.project_id AS projectId, r.payload_json AS payloadJson,
-       r.parent_key AS parentKey, r.attempts, r.in_flight AS inFlight, r.uncertain,
-       p.status AS pStatus, p.scenario_id AS pScenarioId, p.payload_json AS pPayloadJson, s.raw_json AS pScenarioJson
-     FROM scenario_requests r
-     LEFT JOIN scenario_requests p ON p.key = r.parent_key
-     LEFT JOIN scenarios s ON s.id = p.scenario_id AND s.request_key = p.key
-     WHERE r.key = ?`,
-  ).get(key) as SendableRaw | undefined;
-  if (!r) return undefined;
-  return sendableOf({ ...r, inFlight: r.inFlight === 1, uncertain: r.uncertain === 1 });
+export function sendable(sqlite: Sqlite, k: string): SendableRow | undefined {
+  const r = once(sqlite, "sendable", (db) =>
+    db
+      .select({
+        status: t.status,
+        companyId: t.companyId,
+        projectId: t.projectId,
+        payloadJson: t.payloadJson,
+        parentKey: t.parentKey,
+        attempts: t.attempts,
+        inFlight: t.inFlight,
+        uncertain: t.uncertain,
+        errorCode: t.errorCode,
+        pStatus: p.status,
+        pScenarioId: p.scenarioId,
+        pPayloadJson: p.payloadJson,
+        pScenarioJson: scenarios.rawJson,
+      })
+      .from(t)
+      .leftJoin(p, eq(p.key, t.parentKey))
+      .leftJoin(scenarios, and(eq(scenarios.id, p.scenarioId), eq(scenarios.requestKey, p.key)))
+      .where(eq(t.key, key))
+      .prepare(),
+  ).get({ key: k });
+  return r && sendableOf(r);
 }
 
-/** The whole row, typed by drizzle (for commands and tests; not on the hot path). */
-export function getRow(sqlite: Sqlite, key: string): OutboxRow | undefined {
-  const db = perConnection(sqlite, "drizzle", () => drizzle(sqlite));
-  return db.select().from(scenarioRequests).where(eq(scenarioRequests.key, key)).get();
+/** The whole row. */
+export function getRow(sqlite: Sqlite, k: string): OutboxRow | undefined {
+  return orm(sqlite).select().from(t).where(eq(t.key, k)).get();
 }
 
-export function beginAttempt(sqlite: Sqlite, key: string, now: string): boolean {
-  return (
-    plucked(
-      sqlite,
-      `UPDATE scenario_requests SET uncertain = (uncertain OR in_flight), in_flight = 1, attempts = attempts + 1,
-         updated_at = ? WHERE key = ? RETURNING uncertain`,
-    ).get(now, key) === 1
-  );
+export function beginAttempt(sqlite: Sqlite, k: string, at: string): boolean {
+  const r = once(sqlite, "beginAttempt", (db) =>
+    db
+      .update(t)
+      .set({
+        uncertain: sql`(${t.uncertain} or ${t.inFlight})`,
+        inFlight: true,
+        attempts: sql`${t.attempts} + 1`,
+        updatedAt: arg("now"),
+      })
+      .where(eq(t.key, key))
+      .returning({ uncertain: t.uncertain })
+      .prepare(),
+  ).get({ key: k, now: at });
+  return r?.uncertain === true;
 }
 
 export function endAttempt(
   sqlite: Sqlite,
-  key: string,
+  k: string,
   attempt: AttemptKnowledge,
   settle: Settle,
-  now: string,
+  at: string,
 ): void {
   // Only a sure answer to our own attempt clears the marker; otherwise the next attempt's
-  // write-ahead folds it into `uncertain`.
-  prepared(
-    sqlite,
-    `UPDATE scenario_requests SET in_flight = CASE WHEN ? = 'sure' THEN 0 ELSE in_flight END, error_code = ?,
-       last_error = ?, updated_at = ? WHERE key = ?`,
-  ).run(attempt, settle.code, settle.message, now, key);
+  // write-ahead folds it into `uncertain`. A 429 was not looked at: not an attempt.
+  const sure = attempt === "sure" || attempt === "refused";
+  const uncount = attempt === "refused";
+  once(sqlite, `endAttempt:${attempt}`, (db) =>
+    db
+      .update(t)
+      .set({
+        ...(sure ? { inFlight: false } : {}),
+        ...(uncount ? { attempts: sql`${t.attempts} - 1` } : {}),
+        errorCode: arg("code"),
+        lastError: arg("message"),
+        updatedAt: arg("now"),
+      })
+      .where(eq(t.key, key))
+      .prepare(),
+  ).run({ key: k, code: settle.code, message: settle.message, now: at });
 }

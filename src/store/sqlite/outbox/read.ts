@@ -1,64 +1,74 @@
 /** Read-only views of the outbox: counts, failure reasons, rows of a status, inline parents. */
-import { and, asc, eq } from "drizzle-orm";
-import { drizzle } from "drizzle-orm/better-sqlite3";
-import { scenarioRequests } from "../../../schema/sqlite/index.js";
-import {
-  emptyStatusCounts,
-  type OutboxRow,
-  type RequestStatus,
-  type StatusCounts,
-} from "../../port-outbox.js";
+import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
+import { OPEN, statusIn } from "../../../schema/outbox-states.js";
+import { emptyStatusCounts, type OutboxRow, type StatusCounts } from "../../port-outbox.js";
 import type { Sqlite } from "../connection.js";
-import { perConnection, plucked, prepared } from "../prepared.js";
+import { orm, t } from "./tables.js";
+
+const ofBatch = (batchId: string | undefined) => (batchId === undefined ? undefined : eq(t.batchId, batchId));
 
 export function statusCounts(sqlite: Sqlite, batchId?: string): StatusCounts {
   const counts = emptyStatusCounts();
-  const sql = `SELECT status, count(*) AS n FROM scenario_requests ${batchId === undefined ? "" : "WHERE batch_id = ?"} GROUP BY status`;
-  const stmt = prepared(sqlite, sql);
-  const rows = (batchId === undefined ? stmt.all() : stmt.all(batchId)) as {
-    status: RequestStatus;
-    n: number;
-  }[];
+  const rows = orm(sqlite)
+    .select({ status: t.status, n: count() })
+    .from(t)
+    .where(ofBatch(batchId))
+    .groupBy(t.status)
+    .all();
   for (const r of rows) counts[r.status] = r.n;
   return counts;
 }
 
-/** Rows of a batch not settled yet (pending or queued; blocked rows wait for a person). */
+/** Rows of a batch that go on by themselves (pending or queued). */
 export function unsettledCount(sqlite: Sqlite, batchId: string): number {
-  return plucked(
-    sqlite,
-    "SELECT count(*) FROM scenario_requests WHERE batch_id = ? AND status IN ('pending', 'queued')",
-  ).get(batchId) as number;
+  return (
+    orm(sqlite)
+      .select({ n: count() })
+      .from(t)
+      .where(and(ofBatch(batchId), statusIn(t, OPEN)))
+      .get()?.n ?? 0
+  );
 }
 
 export function failureReasons(sqlite: Sqlite, batchId?: string): { code: string; n: number }[] {
-  const where = batchId === undefined ? "" : "AND batch_id = ?";
-  const stmt = prepared(
-    sqlite,
-    `SELECT coalesce(error_code, 'UNKNOWN') AS code, count(*) AS n FROM scenario_requests
-     WHERE status = 'failed' ${where} GROUP BY 1 ORDER BY n DESC, code`,
-  );
-  return (batchId === undefined ? stmt.all() : stmt.all(batchId)) as { code: string; n: number }[];
+  const code = sql<string>`coalesce(${t.errorCode}, 'UNKNOWN')`;
+  return orm(sqlite)
+    .select({ code, n: count() })
+    .from(t)
+    .where(and(statusIn(t, ["failed"]), ofBatch(batchId)))
+    .groupBy(code)
+    .orderBy(desc(count()), asc(code))
+    .all();
 }
 
 export function rowsWithStatus(
   sqlite: Sqlite,
-  status: "failed" | "blocked",
+  status: "failed" | "blocked" | "held",
   opts: { code?: string | undefined; limit: number },
 ): OutboxRow[] {
-  const db = perConnection(sqlite, "drizzle", () => drizzle(sqlite));
-  const t = scenarioRequests;
-  const where =
-    opts.code === undefined ? eq(t.status, status) : and(eq(t.status, status), eq(t.errorCode, opts.code));
-  return db.select().from(t).where(where).orderBy(asc(t.updatedAt), asc(t.key)).limit(opts.limit).all();
+  return orm(sqlite)
+    .select()
+    .from(t)
+    .where(and(eq(t.status, status), opts.code === undefined ? undefined : eq(t.errorCode, opts.code)))
+    .orderBy(asc(t.updatedAt), asc(t.key))
+    .limit(opts.limit)
+    .all();
 }
 
+/** Integer ids that rows give as `parent.id` of a scenario of this project and name (SQLite's JSON functions). */
 export function inlineParentIds(sqlite: Sqlite, projectId: number, scenarioName: string): number[] {
-  return plucked(
-    sqlite,
-    `SELECT DISTINCT json_extract(payload_json, '$.parent.id') FROM scenario_requests
-     WHERE json_extract(payload_json, '$.parent.scenario_name') = ?
-       AND coalesce(json_extract(payload_json, '$.parent.project_id'), project_id) = ?
-       AND typeof(json_extract(payload_json, '$.parent.id')) = 'integer'`,
-  ).all(scenarioName, projectId) as number[];
+  const at = (path: string): SQL => sql`json_extract(${t.payloadJson}, ${path})`;
+  const id = sql<number>`${at("$.parent.id")}`;
+  return orm(sqlite)
+    .selectDistinct({ id })
+    .from(t)
+    .where(
+      and(
+        sql`${at("$.parent.scenario_name")} = ${scenarioName}`,
+        sql`coalesce(${at("$.parent.project_id")}, ${t.projectId}) = ${projectId}`,
+        sql`typeof(${at("$.parent.id")}) = 'integer'`,
+      ),
+    )
+    .all()
+    .map((r) => r.id);
 }

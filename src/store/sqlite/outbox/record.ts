@@ -1,64 +1,86 @@
 /** Recording a seed file in the outbox: its valid rows, and the rejected ones with reasons. */
-
-import type { SeedProblem, SeedRow } from "../../port.js";
-import type { RecordResult, RequestStatus } from "../../port-outbox.js";
+import { eq, sql } from "drizzle-orm";
+import { seedRejections } from "../../../schema/sqlite/index.js";
+import type { NewRequest, RecordResult, Rejection } from "../../port-outbox.js";
 import type { Sqlite } from "../connection.js";
-import { prepared } from "../prepared.js";
+import { arg, once, rendered, t } from "./tables.js";
 
-/** Every valid row of a seed file, in one transaction. */
+const v = (name: string) => sql.placeholder(name);
+
+/** Every row, in one transaction: a new key (the common case) costs one statement. */
 export function recordRows(
   sqlite: Sqlite,
-  rows: readonly SeedRow[],
+  rows: Iterable<NewRequest>,
   batchId: string,
   sourceFile: string,
   now: string,
 ): RecordResult {
-  const find = prepared(
-    sqlite,
-    "SELECT status, payload_json AS payloadJson FROM scenario_requests WHERE key = ?",
+  // The builder's INSERT, run by the driver (tables.ts `rendered`: bench:outbox).
+  const insert = rendered(sqlite, "record:insert", (db) =>
+    db
+      .insert(t)
+      .values({
+        key: v("key"),
+        companyId: v("companyId"),
+        projectId: v("projectId"),
+        scenarioName: v("scenarioName"),
+        payloadJson: v("payloadJson"),
+        parentKey: v("parentKey"),
+        status: "pending",
+        batchId: v("batchId"),
+        sourceFile: v("sourceFile"),
+        sourceLine: v("line"),
+        createdAt: v("now"),
+        updatedAt: v("now"),
+      })
+      .onConflictDoNothing(),
   );
-  // A new key (the common case) costs one statement; only a conflict looks the row up.
-  const insert = prepared(
-    sqlite,
-    `INSERT INTO scenario_requests (key, company_id, project_id, scenario_name, payload_json, parent_key, status,
-       batch_id, source_file, source_line, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)
-     ON CONFLICT(key) DO NOTHING`,
+  const find = once(sqlite, "record:find", (db) =>
+    db
+      .select({ status: t.status, payloadJson: t.payloadJson })
+      .from(t)
+      .where(eq(t.key, v("key")))
+      .prepare(),
   );
-  const adopt = prepared(
-    sqlite,
-    "UPDATE scenario_requests SET batch_id = ?, source_file = ?, source_line = ?, updated_at = ? WHERE key = ?",
+  const adopt = once(sqlite, "record:adopt", (db) =>
+    db
+      .update(t)
+      .set({
+        batchId: arg("batchId"),
+        sourceFile: arg("sourceFile"),
+        sourceLine: arg("line"),
+        updatedAt: arg("now"),
+      })
+      .where(eq(t.key, v("key")))
+      .prepare(),
   );
   const result: RecordResult = {
     recorded: 0,
     skipped: { created: 0, exists: 0, failed: 0 },
     changedPayload: [],
   };
+  // One object for every row, its fields set in place: a spread per row cost more than the INSERT.
+  const at: Record<string, unknown> = { batchId, sourceFile, now };
   sqlite.transaction(() => {
     for (const row of rows) {
-      const payload = JSON.stringify(row.body);
-      const inserted = insert.run(
-        row.key,
-        row.companyId,
-        row.projectId,
-        row.scenarioName,
-        payload,
-        row.parentKey,
-        batchId,
-        sourceFile,
-        row.line,
-        now,
-        now,
-      );
-      if (inserted.changes === 1) {
+      at.key = row.key;
+      at.companyId = row.companyId;
+      at.projectId = row.projectId;
+      at.scenarioName = row.scenarioName;
+      at.payloadJson = row.payloadJson;
+      at.parentKey = row.parentKey;
+      at.line = row.line;
+      if (insert.run(at).changes === 1) {
         result.recorded++;
         continue;
       }
-      const existing = find.get(row.key) as { status: RequestStatus; payloadJson: string };
-      if (existing.payloadJson !== payload) result.changedPayload.push(row.key);
+      const existing = find.get({ key: row.key });
+      if (!existing) continue;
+      if (existing.payloadJson !== row.payloadJson) result.changedPayload.push(row.key);
       if (existing.status === "created" || existing.status === "exists" || existing.status === "failed") {
         result.skipped[existing.status]++;
       } else {
-        adopt.run(batchId, sourceFile, row.line, now, row.key);
+        adopt.run(at);
         result.recorded++;
       }
     }
@@ -70,14 +92,24 @@ export function recordRejections(
   sqlite: Sqlite,
   batchId: string,
   sourceFile: string,
-  problems: readonly SeedProblem[],
+  rejections: readonly Rejection[],
   now: string,
 ): void {
-  const stmt = prepared(
-    sqlite,
-    "INSERT INTO seed_rejections (batch_id, source_file, line, key, field, reason, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+  const insert = once(sqlite, "record:rejection", (db) =>
+    db
+      .insert(seedRejections)
+      .values({
+        batchId: v("batchId"),
+        sourceFile: v("sourceFile"),
+        line: v("line"),
+        key: v("key"),
+        field: v("field"),
+        reason: v("reason"),
+        recordedAt: v("now"),
+      })
+      .prepare(),
   );
   sqlite.transaction(() => {
-    for (const p of problems) stmt.run(batchId, sourceFile, p.line, p.key, p.field, p.reason, now);
+    for (const r of rejections) insert.run({ ...r, batchId, sourceFile, now });
   })();
 }

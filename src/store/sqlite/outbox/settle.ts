@@ -1,116 +1,165 @@
-/** Settling outbox rows (only unsettled ones: a late or duplicate job never changes a settled row). */
-import { scenarios } from "../../../schema/sqlite/index.js";
-import type { AttemptKnowledge, ScenarioIdSource, ScenarioRow, Settle } from "../../port-outbox.js";
+/** Settling outbox rows: only rows in a state the transition applies to (schema/outbox-states.ts). */
+import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
+import { idUnknown, movable, writes } from "../../../schema/outbox-states.js";
+import type { AttemptKnowledge, ScenarioIdSource, ScenarioRow, Settle, Settled } from "../../port-outbox.js";
 import type { Sqlite } from "../connection.js";
-import { perConnection, prepared } from "../prepared.js";
-import { inserter } from "../statements.js";
+import { takeReadyChildren } from "./ready.js";
+import { arg, atomically, once, orm, rendered, scenarios, t } from "./tables.js";
 
-/** Records the answer; applies to an unsettled row, or upgrades `exists` (the answer carries the id). */
-export function markCreated(sqlite: Sqlite, key: string, scenario: ScenarioRow, now: string): boolean {
-  const insertScenario = perConnection(sqlite, "insertScenario", () =>
-    inserter(sqlite, scenarios, { upsertKeys: ["requestKey", "rawJson", "recordedAt"] }),
+const key = sql.placeholder("key");
+
+/** Every column of `scenarios` as a placeholder of its own name. */
+const SCENARIO_VALUES = Object.fromEntries(
+  Object.keys(getTableColumns(scenarios)).map((k) => [k, sql.placeholder(k)]),
+);
+
+/**
+ * Records the answer, marks the row created (from `exists` too: the answer carries the id),
+ * and queues the children this makes ready: one transaction (a savepoint inside the group
+ * commit's), so a crash or a failing statement never leaves a created row whose ready children
+ * are not queued, nor queued children of a row not recorded as created.
+ */
+export function settleCreated(sqlite: Sqlite, k: string, scenario: ScenarioRow, at: string): Settled {
+  // Run by the driver: drizzle would store a null boolean of the answer as false (rendered.ts).
+  const insertScenario = rendered(sqlite, "upsertScenario", (db) =>
+    db
+      .insert(scenarios)
+      .values(SCENARIO_VALUES as unknown as typeof scenarios.$inferInsert)
+      .onConflictDoUpdate({
+        target: scenarios.id,
+        set: {
+          requestKey: sql`excluded.request_key`,
+          rawJson: sql`excluded.raw_json`,
+          recordedAt: sql`excluded.recorded_at`,
+        },
+      }),
   );
-  const update = prepared(
-    sqlite,
-    `UPDATE scenario_requests SET status = 'created', scenario_id = ?, scenario_id_source = 'answer', in_flight = 0,
-       last_error = NULL, error_code = NULL, updated_at = ? WHERE key = ? AND status IN ('pending', 'queued', 'exists')`,
+  const update = once(sqlite, "markCreated", (db) =>
+    db
+      .update(t)
+      .set({
+        ...writes("create"),
+        scenarioId: arg("id"),
+        updatedAt: arg("now"),
+      })
+      .where(and(eq(t.key, key), movable(t, "create")))
+      .prepare(),
   );
-  const write = () => {
-    insertScenario(scenario);
-    return update.run(scenario.id, now, key).changes > 0;
-  };
-  // Inside a transaction already (the worker's group commit) it needs no savepoint of its own.
-  return sqlite.inTransaction ? write() : sqlite.transaction(write)();
+  return atomically(sqlite, () => {
+    insertScenario.run(scenario);
+    const applied = update.run({ key: k, id: scenario.id, now: at }).changes > 0;
+    return { applied, ready: takeReadyChildren(sqlite, k, at) };
+  });
 }
 
-export function markExists(sqlite: Sqlite, key: string, message: string, now: string): boolean {
+export function markExists(sqlite: Sqlite, k: string, message: string, at: string): boolean {
   return (
-    prepared(
-      sqlite,
-      `UPDATE scenario_requests SET status = 'exists', in_flight = 0, last_error = ?, error_code = NULL, updated_at = ?
-       WHERE key = ? AND status IN ('pending', 'queued')`,
-    ).run(message, now, key).changes > 0
+    once(sqlite, "markExists", (db) =>
+      db
+        .update(t)
+        .set({
+          ...writes("exist"),
+          lastError: arg("message"),
+          updatedAt: arg("now"),
+        })
+        .where(and(eq(t.key, key), movable(t, "exist")))
+        .prepare(),
+    ).run({ key: k, message, now: at }).changes > 0
   );
 }
-
-const FAIL_SQL = `UPDATE scenario_requests SET status = 'failed',
-    uncertain = CASE ? WHEN 'none' THEN (uncertain OR in_flight) WHEN 'unknown' THEN 1 ELSE uncertain END,
-    in_flight = 0, error_code = ?, last_error = ?, updated_at = ?
-  WHERE key = ? AND status IN ('pending', 'queued', 'blocked')`;
 
 /**
  * `attempt` says what this run knows of the row's in-flight attempt: one that may have reached
  * the server stays known as `uncertain`, so that after retry-failed a name clash counts as
  * "exists" (a sure failure, like a first-attempt name clash, does not).
  */
+function uncertainAfter(attempt: AttemptKnowledge): SQL | boolean | undefined {
+  if (attempt === "none") return sql`(${t.uncertain} or ${t.inFlight})`;
+  return attempt === "unknown" ? true : undefined; // sure, refused: as it was
+}
+
+function failStatement(sqlite: Sqlite, attempt: AttemptKnowledge) {
+  const uncertain = uncertainAfter(attempt);
+  return once(sqlite, `markFailed:${attempt}`, (db) =>
+    db
+      .update(t)
+      .set({
+        ...writes("fail"),
+        ...(uncertain === undefined ? {} : { uncertain }),
+        errorCode: arg("code"),
+        lastError: arg("message"),
+        updatedAt: arg("now"),
+      })
+      .where(and(eq(t.key, key), movable(t, "fail")))
+      .prepare(),
+  );
+}
+
 export function markFailed(
   sqlite: Sqlite,
-  key: string,
+  k: string,
   settle: Settle,
   attempt: AttemptKnowledge,
-  now: string,
+  at: string,
 ): boolean {
-  return prepared(sqlite, FAIL_SQL).run(attempt, settle.code, settle.message, now, key).changes > 0;
+  return failStatement(sqlite, attempt).run({ key: k, ...settle, now: at }).changes > 0;
 }
 
-export function failMany(sqlite: Sqlite, rows: readonly ({ key: string } & Settle)[], now: string): number {
-  const fail = prepared(sqlite, FAIL_SQL);
-  const run = () => {
+export function failMany(sqlite: Sqlite, rows: readonly ({ key: string } & Settle)[], at: string): number {
+  const fail = failStatement(sqlite, "none");
+  return atomically(sqlite, () => {
     let n = 0;
-    for (const r of rows) n += fail.run("none", r.code, r.message, now, r.key).changes;
+    for (const r of rows) n += fail.run({ key: r.key, code: r.code, message: r.message, now: at }).changes;
     return n;
-  };
-  return sqlite.inTransaction ? run() : sqlite.transaction(run)();
+  });
 }
 
-export function block(sqlite: Sqlite, keys: readonly string[], settle: Settle, now: string): number {
-  const stmt = prepared(
-    sqlite,
-    `UPDATE scenario_requests SET status = 'blocked', error_code = ?, last_error = ?, updated_at = ?
-     WHERE key = ? AND status IN ('pending', 'queued')`,
-  );
-  const run = () => {
+export function block(sqlite: Sqlite, keys: readonly string[], settle: Settle, at: string): number {
+  const db = orm(sqlite);
+  return atomically(sqlite, () => {
     let n = 0;
-    for (const key of keys) n += stmt.run(settle.code, settle.message, now, key).changes;
+    for (const k of keys)
+      n += db
+        .update(t)
+        .set({ ...writes("block"), errorCode: settle.code, lastError: settle.message, updatedAt: at })
+        .where(and(eq(t.key, k), movable(t, "block")))
+        .run().changes;
     return n;
-  };
-  return sqlite.inTransaction ? run() : sqlite.transaction(run)();
+  });
 }
 
 export function learnId(
   sqlite: Sqlite,
-  key: string,
+  k: string,
   scenarioId: number,
   source: ScenarioIdSource,
-  now: string,
+  at: string,
 ): boolean {
   return (
-    prepared(
-      sqlite,
-      `UPDATE scenario_requests SET scenario_id = ?, scenario_id_source = ?, updated_at = ?
-       WHERE key = ? AND status = 'exists' AND scenario_id IS NULL`,
-    ).run(scenarioId, source, now, key).changes > 0
+    orm(sqlite)
+      .update(t)
+      .set({ scenarioId, scenarioIdSource: source, updatedAt: at })
+      .where(and(eq(t.key, k), idUnknown(t)))
+      .run().changes > 0
   );
 }
 
 export function resetFailed(
   sqlite: Sqlite,
   filter: { code?: string | undefined; key?: string | undefined },
-  now: string,
+  at: string,
 ): string[] {
-  const select = prepared(
-    sqlite,
-    "SELECT key FROM scenario_requests WHERE status = 'failed' AND (? IS NULL OR error_code = ?) AND (? IS NULL OR key = ?)",
-  );
-  const reset = prepared(
-    sqlite,
-    "UPDATE scenario_requests SET status = 'pending', error_code = NULL, last_error = NULL, updated_at = ? WHERE key = ?",
-  );
-  return sqlite.transaction(() => {
-    const code = filter.code ?? null;
-    const key = filter.key ?? null;
-    const keys = (select.all(code, code, key, key) as { key: string }[]).map((r) => r.key);
-    for (const k of keys) reset.run(now, k);
-    return keys;
-  })();
+  return orm(sqlite)
+    .update(t)
+    .set({ ...writes("retry"), updatedAt: at })
+    .where(
+      and(
+        movable(t, "retry"),
+        filter.code === undefined ? undefined : eq(t.errorCode, filter.code),
+        filter.key === undefined ? undefined : eq(t.key, filter.key),
+      ),
+    )
+    .returning({ key: t.key })
+    .all()
+    .map((r) => r.key);
 }

@@ -1,4 +1,6 @@
 /** Per company: its latest finished run, its latest success, and the newest snapshot applied. */
+// Hand-written: per company a correlated subquery (PostgreSQL: a LATERAL join over unnest),
+// and a compare-and-set in one statement; the query builder says neither more clearly.
 import type { CompanyRunState } from "../../port-runs.js";
 import { type CompanyStateRow, companyStateOf } from "../../rows.js";
 import type { Sqlite } from "../connection.js";

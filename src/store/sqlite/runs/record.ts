@@ -1,53 +1,56 @@
 /** sync_runs rows: start, heartbeat, end; and sync_errors / rejected_records. */
+import { and, asc, eq } from "drizzle-orm";
+import { syncErrors, syncRuns } from "../../../schema/sqlite/index.js";
 import type { OpenRun, RunEnd, RunStart, SyncErrorRecord } from "../../port-runs.js";
-import { type OpenRunRow, openRunOf } from "../../rows.js";
+import { openRunOf } from "../../rows.js";
 import type { Sqlite } from "../connection.js";
+import { orm } from "../orm.js";
 import { prepared } from "../prepared.js";
+
+const running = eq(syncRuns.status, "running");
 
 /** In its own small transaction, so a running sync is visible to readers. */
 export function startRun(sqlite: Sqlite, run: RunStart): number {
-  const info = prepared(
-    sqlite,
-    `INSERT INTO sync_runs (company_id, trigger, started_at, status, owner_host, owner_pid, heartbeat_at)
-     VALUES (?, ?, ?, 'running', ?, ?, ?)`,
-  ).run(run.companyId, run.trigger, run.startedAt, run.owner.host, run.owner.pid, run.startedAt);
-  return Number(info.lastInsertRowid);
+  const row = orm(sqlite)
+    .insert(syncRuns)
+    .values({
+      companyId: run.companyId,
+      trigger: run.trigger,
+      startedAt: run.startedAt,
+      status: "running",
+      ownerHost: run.owner.host,
+      ownerPid: run.owner.pid,
+      heartbeatAt: run.startedAt,
+    })
+    .returning({ id: syncRuns.id })
+    .get();
+  return row.id;
 }
 
 export function heartbeat(sqlite: Sqlite, runId: number, at: string): void {
-  prepared(sqlite, "UPDATE sync_runs SET heartbeat_at = ? WHERE id = ? AND status = 'running'").run(
-    at,
-    runId,
-  );
+  orm(sqlite)
+    .update(syncRuns)
+    .set({ heartbeatAt: at })
+    .where(and(eq(syncRuns.id, runId), running))
+    .run();
 }
 
 export function finishRun(sqlite: Sqlite, runId: number, end: RunEnd): void {
-  const c = end.counts;
-  prepared(
-    sqlite,
-    `UPDATE sync_runs SET status = ?, finished_at = ?, fetched = ?, inserted = ?, updated = ?,
-       unchanged = ?, deleted = ?, rejected = ?, error = ? WHERE id = ?`,
-  ).run(
-    end.status,
-    end.finishedAt,
-    c.fetched,
-    c.inserted,
-    c.updated,
-    c.unchanged,
-    c.deleted,
-    c.rejected,
-    end.error,
-    runId,
-  );
+  orm(sqlite)
+    .update(syncRuns)
+    .set({ status: end.status, finishedAt: end.finishedAt, ...end.counts, error: end.error })
+    .where(eq(syncRuns.id, runId))
+    .run();
 }
 
 export function recordSyncError(sqlite: Sqlite, runId: number, e: SyncErrorRecord): void {
-  prepared(
-    sqlite,
-    "INSERT INTO sync_errors (run_id, entity, entity_id, code, http_status, message) VALUES (?, ?, ?, ?, ?, ?)",
-  ).run(runId, e.entity, e.entityId, e.code, e.httpStatus, e.message);
+  orm(sqlite)
+    .insert(syncErrors)
+    .values({ runId, ...e })
+    .run();
 }
 
+/** Per rejected record of an apply, inside its transaction: a prepared statement (the snapshot's hot path). */
 export function recordRejected(
   sqlite: Sqlite,
   runId: number,
@@ -63,19 +66,28 @@ export function recordRejected(
 }
 
 export function openRuns(sqlite: Sqlite): OpenRun[] {
-  const rows = prepared(
-    sqlite,
-    `SELECT id, company_id AS companyId, started_at AS startedAt, heartbeat_at AS heartbeatAt,
-       owner_host AS ownerHost, owner_pid AS ownerPid FROM sync_runs WHERE status = 'running' ORDER BY id`,
-  ).all() as OpenRunRow[];
-  return rows.map(openRunOf);
+  return orm(sqlite)
+    .select({
+      id: syncRuns.id,
+      companyId: syncRuns.companyId,
+      startedAt: syncRuns.startedAt,
+      heartbeatAt: syncRuns.heartbeatAt,
+      ownerHost: syncRuns.ownerHost,
+      ownerPid: syncRuns.ownerPid,
+    })
+    .from(syncRuns)
+    .where(running)
+    .orderBy(asc(syncRuns.id))
+    .all()
+    .map(openRunOf);
 }
 
 export function abandonRun(sqlite: Sqlite, runId: number, finishedAt: string, reason: string): boolean {
   return (
-    prepared(
-      sqlite,
-      "UPDATE sync_runs SET status = 'failed', finished_at = ?, error = ? WHERE id = ? AND status = 'running'",
-    ).run(finishedAt, reason, runId).changes > 0
+    orm(sqlite)
+      .update(syncRuns)
+      .set({ status: "failed", finishedAt, error: reason })
+      .where(and(eq(syncRuns.id, runId), running))
+      .run().changes > 0
   );
 }

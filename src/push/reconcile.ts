@@ -1,0 +1,84 @@
+/**
+ * The one reconciler of the push: what gets a job, decided in one place. It queues the rows
+ * that became ready, gives a job again to every row left queued without one (its job died
+ * with a process, or with a Redis that came back empty; job ids make re-adding a job that
+ * exists a no-op), and sends one held row per company to find out whether its credentials
+ * work again. The daemon runs it now and then and when Redis comes back; `push --wait` runs
+ * it over its batch; retry-failed, set-parent-id and resume-push run it once.
+ */
+import type { Logger } from "../log.js";
+import type { OutboxStore, RowFilter } from "../store/port-outbox.js";
+import { queueReady } from "./settle.js";
+
+/** Where the reconciler's keys go: the push queue (queue/push.ts). */
+export interface PushJobs {
+  /** Add one job per key; a key that has a job already keeps it. */
+  enqueue(keys: readonly string[]): Promise<void>;
+  /** Remove jobs left behind for keys about to be queued again (retry-failed). */
+  forget(keys: readonly string[]): Promise<void>;
+}
+
+export const RECONCILE_MS = 60_000;
+
+export interface Requeued {
+  /** Rows that were queued already (their job re-added, or kept). */
+  queued: string[];
+  /** Rows that became ready now. */
+  ready: string[];
+  /** Held rows sent to find out whether their company's credentials work again. */
+  probes: string[];
+}
+
+export interface RequeueOptions {
+  filter?: RowFilter;
+  /** Also probe held companies (one row each). */
+  probe?: boolean;
+  /** Logged (info) when anything was enqueued. */
+  message?: string;
+}
+
+export class PushReconciler {
+  #chain: Promise<unknown> = Promise.resolve();
+  #timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly outbox: OutboxStore,
+    private readonly jobs: PushJobs,
+    private readonly logger: Logger,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** One round, after any round already running (rounds never overlap). */
+  requeue(opts: RequeueOptions = {}): Promise<Requeued> {
+    const round = this.#chain.then(() => this.#round(opts));
+    this.#chain = round.catch(() => {});
+    return round;
+  }
+
+  async #round({ filter = {}, probe = false, message }: RequeueOptions): Promise<Requeued> {
+    const now = this.now().toISOString();
+    const queued = await this.outbox.queuedKeys(filter);
+    const ready = await queueReady(this.outbox, now, filter);
+    const probes = probe ? await this.outbox.probeHeld(now) : [];
+    const keys = [...queued, ...ready, ...probes];
+    await this.jobs.enqueue(keys);
+    if (keys.length && message) this.logger.info({ rows: keys.length, probes: probes.length }, message);
+    return { queued, ready, probes };
+  }
+
+  /** A round every `everyMs` until stop(); a failed round is logged, and the next one runs. */
+  start(everyMs = RECONCILE_MS, opts: RequeueOptions = {}): void {
+    this.stop();
+    this.#timer = setInterval(() => {
+      this.requeue(opts).catch((err: Error) =>
+        this.logger.warn({ err: err.message }, "re-queue of push rows failed"),
+      );
+    }, everyMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+}
