@@ -294,7 +294,12 @@ async function main(): Promise<void> {
     const rss = peakRssMb();
     console.log("");
     console.log(`peak RSS of the bench process: ${fmt(rss)} MB`);
-    console.log(`overall: ${verdict(results.every(Boolean))}`);
+    const ok = results.every(Boolean);
+    console.log(
+      `bench:push: ${verdict(ok)} (${results.filter(Boolean).length} of ${results.length} phases met their targets)`,
+    );
+    // A missed target fails the command, not only the line.
+    if (!ok) process.exitCode = 1;
   } finally {
     await sim.stop();
     const deleted = await deleteKeys(REDIS_URL, prefix);
