@@ -11,6 +11,7 @@ import {
   retryFailedSpec,
   setParentIdSpec,
 } from "./catalog/push.js";
+import { schemaSpec } from "./catalog/schema.js";
 import { daemonSpec, simulateSpec, statusSpec } from "./catalog/service.js";
 import type { Command } from "./types.js";
 
@@ -19,6 +20,7 @@ export const commands: Command[] = [
   pushSpec,
   daemonSpec,
   statusSpec,
+  schemaSpec,
   pushFailuresSpec,
   retryFailedSpec,
   resumePushSpec,

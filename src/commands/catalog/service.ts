@@ -47,7 +47,8 @@ succeeded or partial), the next scheduled run (when Redis answers), and whether 
 (no success for sync.staleAfter, by default three schedule periods) or failing (its last run
 failed). Needs none of the service's secrets (env: variables of auth may be unset). Then the sync and push queues' jobs
 by state (and whether the push queue is paused; finished push jobs are not kept, the outbox
-counts them), and the push outbox's rows by status with failure reasons.
+counts them), and the push outbox's rows by status with failure reasons. A company with schema
+changes not acknowledged yet gets a line with their count (tas-sync schema --changes).
 
 Options:
   --json           the same as one JSON document (snake_case keys)
