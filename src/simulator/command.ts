@@ -41,6 +41,9 @@ Options:
   --slow-ms N                How long a slow request waits (default 60000)
   --rate-limit-burst N       After a 429 fires, answer the next N /api requests 429
                              too (default 0)
+  --drift                    After the first plan list served to a company, its plans
+                             drift: a new field (labels), a new screen_shot_type value
+                             (ON_FAILURE_ONLY), ANDROID metadata versionCode as a string
   --json                     Print one JSON line {"event":"listening",...} instead of text
   -h, --help                 Show this help
 
@@ -50,7 +53,9 @@ dropHalfRate, planListDelayMs, planListDelayOnceMs, slowRate, slowMs, rateLimitB
   curl -X PUT -d '{"errorRate":0.1}' <base URL>/__admin/faults
   curl -X PUT -d '{"planListDelayOnceMs":5000}' <base URL>/__admin/faults
 GET <base URL>/__admin/stats counts requests by route and status; "held" is how many
-are waiting in a delay right now.
+are waiting in a delay right now. Drift can be armed while running, or made at once:
+  curl -X PUT -d '{"armed":true}' <base URL>/__admin/drift
+  curl -X POST <base URL>/__admin/companies/5251/drift
 `;
 
 export interface SimulateIo {
@@ -80,6 +85,7 @@ const OPTIONS = {
   "slow-rate": { type: "string" },
   "slow-ms": { type: "string" },
   "rate-limit-burst": { type: "string" },
+  drift: { type: "boolean", default: false },
   json: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },
 } as const;
@@ -135,6 +141,7 @@ export async function runSimulateCommand(argv: string[], io: Partial<SimulateIo>
       reports: num("reports", values.reports),
       seed: num("seed", values.seed),
       tokenTtlSeconds: num("token-ttl", values["token-ttl"]),
+      drift: values.drift,
       faults: {
         errorRate: num("error-rate", values["error-rate"]),
         rateLimitRate: num("rate-limit-rate", values["rate-limit-rate"]),
@@ -157,7 +164,7 @@ export async function runSimulateCommand(argv: string[], io: Partial<SimulateIo>
   }
 
   const stop = io.stop ?? untilSignal();
-  const summary = { ...sim, plansPerCompany: plans, faults: sim.state.faults };
+  const summary = { ...sim, plansPerCompany: plans, faults: sim.state.faults, drift: sim.state.drift.armed };
   out(json ? `${listeningEvent(summary)}\n` : describeSimulator(summary));
   await stop;
   await sim.close();
