@@ -4,7 +4,7 @@
  * "not observed yet".
  */
 import type { ObservedPath } from "../store/port-schema.js";
-import { compareEntities, percent, typesText } from "./observed.js";
+import { compareEntities, percent, shareOf, typeCounts, typesText } from "./observed.js";
 
 export const NOT_OBSERVED = "not observed yet";
 
@@ -75,16 +75,16 @@ function values(question: string, section: string, places: Place[], valueCap: nu
   };
 }
 
-/** "`alert_type` string (100%), ..." for every path of an entity. */
+/** "`alert_type` string, `target` string/null (in 40%), ..." for every path of an entity. */
 function fieldsOf(index: PathIndex, entity: string, code: Code): string {
   const count = index.get(entity, "")?.present ?? null;
   const paths = index.of(entity);
   if (paths.length === 0) return NOT_OBSERVED;
   return paths
     .map((p) => {
-      const types = Object.keys(Object.fromEntries(Object.entries(p.types).filter(([, n]) => n > 0)));
-      const share = count && !p.path.includes("[]") ? ` in ${percent(p.present / count)}` : "";
-      return `${code(p.path)} ${types.join("/")}${share}`;
+      const share = shareOf(p, count);
+      const some = share !== null && share < 1 ? ` (in ${percent(share)})` : "";
+      return `${code(p.path)} ${Object.keys(typeCounts(p)).join("/")}${some}`;
     })
     .join(", ");
 }

@@ -41,10 +41,10 @@ export function observedMarkdown(paths: readonly ObservedPath[], opts: MarkdownO
   const out = [
     "# The Test Automation Service as observed",
     "",
-    `Written by \`tas-sync schema --markdown\` at ${opts.at}, from the records the mirror holds`,
-    `for company ${companies}. Types, presence and values count the records held now (every`,
-    "company's together); min and max are the extremes ever seen. `tas-sync schema --changes`",
-    "lists what changed and when.",
+    `Written by \`tas-sync schema --markdown\` at ${opts.at} from the records the mirror holds`,
+    `for company ${companies}. Types, presence and values count the records held now, the`,
+    "companies' together; min and max are the extremes ever seen. `tas-sync schema --changes`",
+    "lists what changed, run by run.",
     "",
   ];
   if (merged.length === 0)
@@ -66,7 +66,7 @@ export function observedMarkdown(paths: readonly ObservedPath[], opts: MarkdownO
     out.push(
       `## ${g.entity}`,
       "",
-      `${g.count ?? "An unknown number of"} seen, ${g.paths.length} path(s).`,
+      `${g.count ?? "?"} held, ${g.paths.length} path(s).`,
       "",
       table(
         ["Path", "Types", "Present", "Values", "Min", "Max"],

@@ -152,6 +152,20 @@ describe("the markdown page", () => {
     expect(line).toBe("| `screen_shot_type` values beyond YES and NO | 2.4 | `A\\|B\\nC` 1 |");
   });
 
+  it("names the fields of a plan alert item with their types, and the share that has each when not all do", () => {
+    const page = observedMarkdown(
+      [
+        path(1, "plan_alert", "", { present: 3 }),
+        path(1, "plan_alert", "alert_type", { present: 3 }),
+        path(1, "plan_alert", "target", { present: 1, types: { ...NO_TYPES, string: 1, null: 1 } }),
+      ],
+      { companyIds: [1], valueCap: 50, at: "2025-03-01T00:00:00.000Z" },
+    );
+    expect(page).toContain(
+      "| Fields of a plan alert item | 2.4 | `alert_type` string, `target` string/null (in 33%) |",
+    );
+  });
+
   it("answers every gap with 'not observed yet' when nothing was observed, and says how to observe", () => {
     const page = observedMarkdown([], { companyIds: [], valueCap: 50, at: "2025-03-01T00:00:00.000Z" });
     expect(page).toContain("Nothing observed yet: `tas-sync sync` observes every new or changed record.");
