@@ -11,7 +11,8 @@ every) and runs the sync worker (sync.concurrency companies at once; one company
 at once, whatever the number of daemons) and the push workers (push.concurrency, with
 push.ratePerSecond shared by every daemon on the same Redis). Serves /healthz, /readyz,
 /metrics and /queues (Bull Board) on server.host:server.port. Sends an alert to
-alerts.webhookUrl when a company's sync starts failing, turns stale, or recovers.
+alerts.webhookUrl when a company's sync starts failing, turns stale, or recovers, and when a
+sync finds the service's schema changed (tas-sync schema --changes).
 
 On start it marks runs of dead processes failed and re-queues push rows an interrupted run
 left queued. When Redis comes back after an outage (maybe empty) it recreates the schedulers
