@@ -158,8 +158,8 @@ export function mergeCompanies(paths: readonly ObservedPath[], valueCap: number)
     }
     m.present += p.present;
     for (const t of JSON_TYPES) m.types[t] += p.types[t];
-    m.minNumber = minOf(m.minNumber, p.minNumber, Math.min);
-    m.maxNumber = minOf(m.maxNumber, p.maxNumber, Math.max);
+    m.minNumber = extreme(m.minNumber, p.minNumber, Math.min);
+    m.maxNumber = extreme(m.maxNumber, p.maxNumber, Math.max);
     m.valuesCapped ||= p.valuesCapped;
     for (const v of p.values) {
       const same = m.values.find((x) => x.value === v.value);
@@ -178,7 +178,7 @@ export function mergeCompanies(paths: readonly ObservedPath[], valueCap: number)
   return [...merged.values()];
 }
 
-function minOf(a: number | null, b: number | null, pick: (x: number, y: number) => number): number | null {
+function extreme(a: number | null, b: number | null, pick: (x: number, y: number) => number): number | null {
   if (a === null) return b;
   if (b === null) return a;
   return pick(a, b);
