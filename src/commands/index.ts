@@ -11,8 +11,7 @@ import {
   retryFailedSpec,
   setParentIdSpec,
 } from "./catalog/push.js";
-import { schemaSpec } from "./catalog/schema.js";
-import { daemonSpec, simulateSpec, statusSpec } from "./catalog/service.js";
+import { daemonSpec, schemaSpec, simulateSpec, statusSpec } from "./catalog/service.js";
 import type { Command } from "./types.js";
 
 export const commands: Command[] = [
