@@ -11,7 +11,7 @@ import {
   retryFailedSpec,
   setParentIdSpec,
 } from "./catalog/push.js";
-import { daemonSpec, simulateSpec, statusSpec } from "./catalog/service.js";
+import { daemonSpec, schemaSpec, simulateSpec, statusSpec } from "./catalog/service.js";
 import type { Command } from "./types.js";
 
 export const commands: Command[] = [
@@ -19,6 +19,7 @@ export const commands: Command[] = [
   pushSpec,
   daemonSpec,
   statusSpec,
+  schemaSpec,
   pushFailuresSpec,
   retryFailedSpec,
   resumePushSpec,

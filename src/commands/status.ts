@@ -15,6 +15,8 @@ interface Report {
   reasons: { code: string; n: number }[];
   /** Companies whose rows are held (credentials refused), and why. */
   held: HeldCompany[];
+  /** Schema changes not acknowledged yet, per company. */
+  openChanges: Map<number, number>;
 }
 
 export const runStatus: CommandRun = async (ctx) => {
@@ -32,7 +34,8 @@ export const runStatus: CommandRun = async (ctx) => {
 };
 
 async function collect(ctx: CommandContext, store: Store, cfg: Config): Promise<Report> {
-  const states = await store.runs.companyStates(cfg.companies.map((c) => c.id));
+  const ids = cfg.companies.map((c) => c.id);
+  const states = await store.runs.companyStates(ids);
   const companies = freshness(cfg, states, new Date(), new Date(0));
   let queues: Report["queues"];
   try {
@@ -47,6 +50,7 @@ async function collect(ctx: CommandContext, store: Store, cfg: Config): Promise<
     outbox: await store.outbox.counts(),
     reasons: await store.outbox.failureReasons(),
     held: await store.outbox.heldCompanies(),
+    openChanges: await store.schema.openChanges(ids),
   };
 }
 
@@ -63,6 +67,7 @@ function toJson(r: Report) {
       stale_after_seconds: c.staleAfterMs / 1000,
       last_success_at: c.lastSuccessAt?.toISOString() ?? null,
       next_run_at: next ? iso(next.get(c.companyId)) : null,
+      open_schema_changes: r.openChanges.get(c.companyId) ?? 0,
       last_run: c.lastRun && {
         run_id: c.lastRun.id,
         status: c.lastRun.status,
@@ -105,6 +110,13 @@ function printText(ctx: CommandContext, r: Report): void {
   for (const c of r.companies)
     if (c.lastRun?.error && c.lastRun.status !== "succeeded")
       ctx.out(`  company ${c.companyId}: ${c.lastRun.error}`);
+  for (const c of r.companies) {
+    const n = r.openChanges.get(c.companyId) ?? 0;
+    if (n > 0)
+      ctx.out(
+        `  company ${c.companyId}: ${n} schema change(s) not acknowledged: tas-sync schema --changes --company ${c.companyId}`,
+      );
+  }
   if ("error" in r.queues) ctx.out(`\nqueues: unknown (${r.queues.error})`);
   else {
     ctx.out("\nqueues:");

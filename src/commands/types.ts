@@ -48,9 +48,10 @@ export interface CommandSpec extends SpecBase {
    */
   signalEndsNormally?: boolean;
   /**
-   * The command only reads the database (and Redis): it never talks to the service, sends a
-   * webhook or serves HTTP, so the config's "env:" secrets are read only if something uses them
-   * (an analyst's shell without the service's secrets can still run it).
+   * The command only reads the database (and Redis; `schema --ack` writes an acknowledgement):
+   * it never talks to the service, sends a webhook or serves HTTP, so the config's "env:" secrets
+   * are read only if something uses them (an analyst's shell without the service's secrets can
+   * still run it).
    */
   readOnly?: boolean;
   passthrough?: undefined;

@@ -4,6 +4,7 @@
  * every part is its own module; this starts them in order and stops them in reverse.
  */
 
+import { WebhookSender } from "../alerts/webhook.js";
 import type { Config } from "../config/index.js";
 import { formatDuration, maskUrl, staleAfterOf, syncEveryOf } from "../config/index.js";
 import { withDeadline } from "../deadline.js";
@@ -20,6 +21,7 @@ import { SyncQueue } from "../queue/sync.js";
 import { createClients } from "../runtime.js";
 import { assertServerExposure, type RunningServer, startServer } from "../server/index.js";
 import { freshness } from "../sync/freshness.js";
+import { withDriftAlerts } from "./drift-alerts.js";
 import { FreshnessMonitor } from "./freshness-monitor.js";
 import { readinessProbe } from "./readiness.js";
 
@@ -59,19 +61,23 @@ export async function runDaemon(cfg: Config, opts: DaemonOptions): Promise<numbe
     onCollectError: (metric, err) =>
       logger.debug({ metric, err: err instanceof Error ? err.message : String(err) }, "metric not collected"),
   });
-  const clients = createClients(cfg, logger, metrics);
+  const hook = cfg.alerts.webhookUrl;
+  // One sender for every alert (health changes and schema drift): sent one after another.
+  const sender = hook ? new WebhookSender({ url: hook, timeoutMs: cfg.alerts.timeoutMs, logger }) : null;
+  const telemetry = withDriftAlerts(metrics, { sender, logger });
+  const clients = createClients(cfg, logger, telemetry);
   // Aborted when the grace period of a stop is over: running syncs end cancelled, writing nothing.
   const abandon = new AbortController();
   const sync = roles.sync
-    ? new SyncQueue({ cfg, store, clients, logger, telemetry: metrics, signal: abandon.signal, watch })
+    ? new SyncQueue({ cfg, store, clients, logger, telemetry, signal: abandon.signal, watch })
     : null;
   const push = roles.push
-    ? new PushQueue({ cfg, outbox: store.outbox, clients, logger, telemetry: metrics, watch })
+    ? new PushQueue({ cfg, outbox: store.outbox, clients, logger, telemetry, watch })
     : null;
   if (sync) queues.push(sync);
   if (push) queues.push(push);
   const reconciler = push ? new PushReconciler(store.outbox, push, logger) : null;
-  const monitor = sync ? new FreshnessMonitor({ cfg, store, logger, states }) : null;
+  const monitor = sync ? new FreshnessMonitor({ cfg, store, logger, states, sender }) : null;
   let server: RunningServer | null = null;
   try {
     if (sync) {
@@ -153,6 +159,8 @@ export async function runDaemon(cfg: Config, opts: DaemonOptions): Promise<numbe
       abandon.abort();
     };
     await Promise.all(queues.map((q) => q.close(cfg.shutdownGraceMs, graceOver)));
+    // The last syncs' drift alerts, if any, get the same few seconds.
+    if (sender) await withDeadline(sender.flush(), 5000);
     await server?.close();
     await clients.close();
     await store.close();

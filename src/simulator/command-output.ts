@@ -10,6 +10,8 @@ export interface SimulatorSummary {
   companies: SimCompanyInfo[];
   plansPerCompany: number;
   faults: FaultOptions;
+  /** Drift armed (simulate --drift). */
+  drift: boolean;
 }
 
 /**
@@ -61,6 +63,7 @@ export function listeningEvent(sim: SimulatorSummary): string {
     client_secret: SIM_CLIENT_SECRET,
     plans_per_company: sim.plansPerCompany,
     faults: snakeKeys(sim.faults as unknown as Record<string, unknown>),
+    drift: sim.drift,
     companies: sim.companies.map((c) => snakeKeys(c as unknown as Record<string, unknown>)),
     config: tasSyncConfig(sim),
   });
@@ -108,6 +111,7 @@ export function describeSimulator(sim: SimulatorSummary): string {
     `  client:     id ${SIM_CLIENT_ID}, secret ${SIM_CLIENT_SECRET} (HTTP Basic, password grant)`,
     `  admin:      ${admin}/stats | /scenarios | /creates | /faults | /companies (no auth)`,
     `  faults:     ${faults}`,
+    `  drift:      ${sim.drift ? "armed: each company's plans change after its first plan list" : "off"}`,
     "",
   ];
   for (const c of sim.companies) {

@@ -47,6 +47,9 @@ Options:
                              (the token endpoint still grants them) (default 0: none)
   --names-not-unique         Create a repeated (project, name) again instead of answering
                              400 INVALID_SCENARIO_NAME (the real service refuses it)
+  --drift                    After the first plan list served to a company, its plans
+                             drift: a new field (labels), a new screen_shot_type value
+                             (ON_FAILURE_ONLY), ANDROID metadata versionCode as a string
   --json                     Print one JSON line {"event":"listening",...} instead of text
   -h, --help                 Show this help
 
@@ -58,7 +61,9 @@ rateLimitCompanyId, refuseCompanyId, namesNotUnique 0 or 1):
   curl -X PUT -d '{"planListDelayOnceMs":5000}' <base URL>/__admin/faults
 GET <base URL>/__admin/stats counts requests by route and status; "held" is how many
 are waiting in a delay right now. GET <base URL>/__admin/creates counts the scenarios
-created per "<project_id>/<scenario_name>".
+created per "<project_id>/<scenario_name>". Drift can be armed while running, or made at once:
+  curl -X PUT -d '{"armed":true}' <base URL>/__admin/drift
+  curl -X POST <base URL>/__admin/companies/5251/drift
 `;
 
 export interface SimulateIo {
@@ -91,6 +96,7 @@ const OPTIONS = {
   "names-not-unique": { type: "boolean" },
   "slow-ms": { type: "string" },
   "rate-limit-burst": { type: "string" },
+  drift: { type: "boolean", default: false },
   json: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },
 } as const;
@@ -146,6 +152,7 @@ export async function runSimulateCommand(argv: string[], io: Partial<SimulateIo>
       reports: num("reports", values.reports),
       seed: num("seed", values.seed),
       tokenTtlSeconds: num("token-ttl", values["token-ttl"]),
+      drift: values.drift,
       faults: {
         errorRate: num("error-rate", values["error-rate"]),
         rateLimitRate: num("rate-limit-rate", values["rate-limit-rate"]),
@@ -171,7 +178,7 @@ export async function runSimulateCommand(argv: string[], io: Partial<SimulateIo>
   }
 
   const stop = io.stop ?? untilSignal();
-  const summary = { ...sim, plansPerCompany: plans, faults: sim.state.faults };
+  const summary = { ...sim, plansPerCompany: plans, faults: sim.state.faults, drift: sim.state.drift.armed };
   out(json ? `${listeningEvent(summary)}\n` : describeSimulator(summary));
   await stop;
   await sim.close();

@@ -1,7 +1,8 @@
 /**
  * Unauthenticated control endpoints under {base}/__admin/, for tests and benchmarks: inspect
  * created scenarios and request counts, change faults at run time, and edit plans and reports
- * in place (raw JSON stored as given, even if odd on purpose) to drive sync scenarios.
+ * in place (raw JSON stored as given, even if odd on purpose) to drive sync scenarios, and make
+ * the plans drift (drift.ts).
  */
 import type { RequestContext } from "./context.js";
 import { parseFaultPatch } from "./faults.js";
@@ -129,4 +130,32 @@ export function adminDeleteReport(ctx: RequestContext): void {
   if (id === undefined) return;
   if (ctx.state.deleteReport(id)) sendJson(ctx.res, 200, { id, deleted: true });
   else sendError(ctx.res, 404, "NOT_FOUND", `Report ${id} not found`);
+}
+
+export function adminGetDrift(ctx: RequestContext): void {
+  sendJson(ctx.res, 200, ctx.state.drift);
+}
+
+/** {"armed": true}: the next plan list served to each company that has not drifted yet makes it drift. */
+export function adminPutDrift(ctx: RequestContext): void {
+  const json = parseJson(ctx.body.toString("utf8"));
+  const body = json.ok ? json.value : undefined;
+  const armed = typeof body === "object" && body !== null ? (body as { armed?: unknown }).armed : undefined;
+  if (typeof armed !== "boolean" || Object.keys(body as object).length !== 1) {
+    sendError(ctx.res, 400, "INVALID_REQUEST", 'Body must be {"armed": true} or {"armed": false}');
+    return;
+  }
+  ctx.state.setDriftArmed(armed);
+  sendJson(ctx.res, 200, ctx.state.drift);
+}
+
+/** Drifts the company's plans now; the answer says how many plans each change touched. */
+export function adminDriftCompany(ctx: RequestContext): void {
+  const companyId = parseId(ctx.params[0]);
+  const summary = companyId === undefined ? undefined : ctx.state.driftNow(companyId);
+  if (companyId === undefined || !summary) {
+    sendError(ctx.res, 404, "NOT_FOUND", `Company ${ctx.params[0] ?? ""} not found`);
+    return;
+  }
+  sendJson(ctx.res, 200, { companyId, ...summary });
 }

@@ -73,6 +73,8 @@ export async function handlePlans(ctx: RequestContext): Promise<void> {
   const wait = state.faults.planListDelayMs + state.takePlanListDelayOnce();
   if (wait > 0 && !(await hold(ctx, wait))) return;
   sendBytes(ctx.res, 200, body);
+  // The list just sent is the one before the drift: the next one shows it.
+  state.planListServed(companyId);
 }
 
 /** GET /api/scheduled-reports/scheduled/{id}?companyId=X */

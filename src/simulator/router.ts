@@ -31,6 +31,7 @@ const ADMIN_BODY_LIMIT = 64 * 1024 * 1024;
 const ADMIN_PLAN = /^\/__admin\/companies\/([^/]+)\/plans\/([^/]+)$/;
 const ADMIN_REPORT = /^\/__admin\/reports\/([^/]+)$/;
 const ADMIN_FAULTS = /^\/__admin\/faults$/;
+const ADMIN_DRIFT = /^\/__admin\/drift$/;
 
 const ROUTES: readonly Route[] = [
   { method: "POST", pattern: /^\/oauth\/token$/, key: "POST /oauth/token", handler: handleToken },
@@ -100,6 +101,14 @@ const ROUTES: readonly Route[] = [
     pattern: ADMIN_PLAN,
     key: "DELETE /__admin/companies/:cid/plans/:id",
     handler: admin.adminDeletePlan,
+  },
+  { method: "GET", pattern: ADMIN_DRIFT, key: "GET /__admin/drift", handler: admin.adminGetDrift },
+  { method: "PUT", pattern: ADMIN_DRIFT, key: "PUT /__admin/drift", handler: admin.adminPutDrift },
+  {
+    method: "POST",
+    pattern: /^\/__admin\/companies\/([^/]+)\/drift$/,
+    key: "POST /__admin/companies/:cid/drift",
+    handler: admin.adminDriftCompany,
   },
   { method: "GET", pattern: ADMIN_REPORT, key: "GET /__admin/reports/:id", handler: admin.adminGetReport },
   { method: "PUT", pattern: ADMIN_REPORT, key: "PUT /__admin/reports/:id", handler: admin.adminPutReport },

@@ -31,6 +31,11 @@ export interface SimulatorOptions {
   /** The service's clock, ms since the epoch (tokens expire by it); default Date.now. Tests inject one. */
   now?: () => number;
   /**
+   * Drift armed from the start: after the first plan list served to a company, its plans change
+   * (a new field, a new enum value, a type change; see drift.ts). Also PUT __admin/drift.
+   */
+  drift?: boolean;
+  /**
    * Alphanumeric text woven into the client secret (`clientSecret`), every company's password
    * and static token, for tests that search for leaked secrets. None by default.
    */
@@ -92,6 +97,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Runni
     seed: count("seed", opts.seed, 1, 0),
     tokenTtlSeconds: count("tokenTtlSeconds", opts.tokenTtlSeconds, 3600, 1),
     faults: { ...DEFAULT_FAULTS, ...faults.patch },
+    drift: opts.drift ?? false,
     ...(opts.secretTag === undefined ? {} : { secretTag: opts.secretTag }),
     ...(opts.now ? { now: opts.now } : {}),
   });

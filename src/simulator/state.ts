@@ -5,6 +5,7 @@
  */
 import { setMaxListeners } from "node:events";
 import { SIM_CLIENT_SECRET } from "./client.js";
+import { type DriftSummary, driftPlans } from "./drift.js";
 import { DEFAULT_FAULTS, FaultDice, type FaultOptions } from "./faults.js";
 import { generateCompany } from "./generate.js";
 import { JsonList } from "./json-list.js";
@@ -35,6 +36,8 @@ export interface StateOptions {
   seed: number;
   tokenTtlSeconds: number;
   faults: FaultOptions;
+  /** Drift armed from the start: each company's plans change after its first plan list (drift.ts). */
+  drift?: boolean;
   /**
    * Alphanumeric text woven into every secret the simulator knows: the OAuth2 client secret,
    * each company's password and static token. A test then finds any leak of them by the tag.
@@ -72,6 +75,10 @@ export class SimulatorState {
   private currentFaults: FaultOptions;
   /** 429s still owed by the current rate-limit burst. */
   private burstLeft = 0;
+  private readonly seed: number;
+  private driftArmed: boolean;
+  /** Companies whose plans drifted, with what changed. */
+  private readonly drifted = new Map<number, DriftSummary>();
 
   constructor(opts: StateOptions) {
     const tag = opts.secretTag ?? "";
@@ -94,6 +101,33 @@ export class SimulatorState {
     this.dice = new FaultDice(deriveSeed(opts.seed, FAULT_STREAM));
     this.now = opts.now ?? Date.now;
     this.currentFaults = { ...opts.faults };
+    this.seed = opts.seed;
+    this.driftArmed = opts.drift ?? false;
+  }
+
+  /** Whether drift is armed, and the companies that drifted (with how many plans each change touched). */
+  get drift(): { armed: boolean; drifted: Record<string, DriftSummary> } {
+    return { armed: this.driftArmed, drifted: Object.fromEntries(this.drifted) };
+  }
+
+  setDriftArmed(armed: boolean): void {
+    this.driftArmed = armed;
+  }
+
+  /** A plan list was served to the company: while drift is armed, the first one makes its plans drift. */
+  planListServed(companyId: number): void {
+    if (this.driftArmed && !this.drifted.has(companyId)) this.driftNow(companyId);
+  }
+
+  /** Drifts the company's plans now (once: a second call changes nothing); undefined for an unknown company. */
+  driftNow(companyId: number): DriftSummary | undefined {
+    const done = this.drifted.get(companyId);
+    const layout = this.company(companyId);
+    const plans = this.plans.get(companyId);
+    if (done || !layout || !plans) return done;
+    const summary = driftPlans(plans, this.seed, layout.index);
+    this.drifted.set(companyId, summary);
+    return summary;
   }
 
   get faults(): FaultOptions {

@@ -1,5 +1,5 @@
 /**
- * The read-only commands (query, status, push-failures) run from a shell that has none of the
+ * The read-only commands (query, status, push-failures, schema) run from a shell that has none of the
  * service's secrets: the config names them with "env:" and the variables are unset. A command
  * that talks to the service (sync) still refuses that config at load, naming the variables.
  */
@@ -76,6 +76,16 @@ describe("read-only commands with the service's env: secrets unset", () => {
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout).toBe("");
+  });
+
+  it("schema answers (nothing observed yet) and acknowledges (none open)", async () => {
+    const observed = await withoutSecrets(["schema", "--json"]);
+    expect(observed.stderr).toBe("");
+    expect(observed.code).toBe(0);
+    expect(JSON.parse(observed.stdout)).toEqual([]);
+    const ack = await withoutSecrets(["schema", "--ack", "all"]);
+    expect(ack.stderr).toBe("");
+    expect(ack.stdout).toBe("acknowledged 0 open change(s)\n");
   });
 
   it("sync, which talks to the service, refuses the config and names every unset variable", async () => {

@@ -32,6 +32,7 @@ describe("tas-sync simulate", () => {
       "--slow-ms",
       "--rate-limit-burst",
       "--token-ttl",
+      "--drift",
       "--json",
       "--help",
     ]) {

@@ -1,4 +1,4 @@
-/** Specs of the long-running and overview commands: daemon, status, simulate. */
+/** Specs of the long-running and overview commands: daemon, status, schema, simulate. */
 import type { CommandSpec, PassthroughSpec } from "../types.js";
 
 export const daemonSpec: CommandSpec = {
@@ -11,7 +11,8 @@ every) and runs the sync worker (sync.concurrency companies at once; one company
 at once, whatever the number of daemons) and the push workers (push.concurrency, with
 push.ratePerSecond shared by every daemon on the same Redis). Serves /healthz, /readyz,
 /metrics and /queues (Bull Board) on server.host:server.port. Sends an alert to
-alerts.webhookUrl when a company's sync starts failing, turns stale, or recovers.
+alerts.webhookUrl when a company's sync starts failing, turns stale, or recovers, and when a
+sync finds the service's schema changed (tas-sync schema --changes).
 
 On start it marks runs of dead processes failed and re-queues push rows an interrupted run
 left queued. When Redis comes back after an outage (maybe empty) it recreates the schedulers
@@ -47,7 +48,8 @@ succeeded or partial), the next scheduled run (when Redis answers), and whether 
 (no success for sync.staleAfter, by default three schedule periods) or failing (its last run
 failed). Needs none of the service's secrets (env: variables of auth may be unset). Then the sync and push queues' jobs
 by state (and whether the push queue is paused; finished push jobs are not kept, the outbox
-counts them), and the push outbox's rows by status with failure reasons.
+counts them), and the push outbox's rows by status with failure reasons. A company with schema
+changes not acknowledged yet gets a line with their count (tas-sync schema --changes).
 
 Options:
   --json           the same as one JSON document (snake_case keys)
@@ -57,6 +59,52 @@ Exit codes: 0 every company fresh and not failing; 3 some company stale or faili
   options: { json: { type: "boolean" } },
   readOnly: true,
   load: () => import("../status.js").then((m) => m.runStatus),
+};
+
+export const schemaSpec: CommandSpec = {
+  name: "schema",
+  summary: "show the service's schema as observed (paths, types, values), its changes; acknowledge them",
+  help: `Usage: tas-sync schema [--company ID] [--json]
+       tas-sync schema --changes [--since DATE|RUN] [--company ID] [--json]
+       tas-sync schema --markdown [FILE] [--company ID]
+       tas-sync schema --ack ID|all [--company ID]
+
+Every sync observes the JSON of the plans and scheduled reports it stores (new or changed
+ones; unchanged ones cost nothing) and records what differs from what was known. This prints,
+per company and entity (plan, period, environment, resolutions, plan_alert, fetch_app_file,
+mobile_app, mobile_app_metadata:<OS>, scheduled_report, report_alert), each JSON path with
+its types and their counts, how many records carry it (and their share), its string values
+with counts ("(more than N)" past schema.valueCap) and the smallest and largest number.
+Needs none of the service's secrets (env: variables of auth may be unset). See docs/schema.md.
+
+Options:
+  --company ID        only this company
+  --json              one JSON array, an object per path: company_id, entity, path, types
+                        ({"string": 3}), present, entity_count, share, values ([{value,
+                        count}], or null when capped), min, max, first/last run and time
+  --changes           the change log instead, oldest first: added, removed, type_changed,
+                        new_value, value_gone, with the run that found each, before and
+                        after, an example record id, and whether it was acknowledged
+  --since DATE|RUN    with --changes: found at or after DATE (2025-03-01, or an ISO 8601
+                        time with its zone), or by run RUN and the runs after it
+  --markdown          "the API as observed" as markdown, to FILE or stdout: the contract's
+                        "not shown" gaps answered with what was seen, then a section per entity
+  --ack ID|all        acknowledge change ID, or every open change (of --company when given):
+                        status stops counting it; the freeze contract accepts what it allows
+
+Exit codes: 0 done; 2 bad usage or config, an unknown change id, a --since that is neither a
+            date nor a run id, a FILE that cannot be written.`,
+  options: {
+    company: { type: "string" },
+    json: { type: "boolean" },
+    changes: { type: "boolean" },
+    since: { type: "string" },
+    markdown: { type: "boolean" },
+    ack: { type: "string" },
+  },
+  positionals: 1,
+  readOnly: true,
+  load: () => import("../schema.js").then((m) => m.runSchema),
 };
 
 /** The simulator parses its own flags and prints its own help (src/simulator/command.ts). */
