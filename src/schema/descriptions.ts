@@ -99,7 +99,8 @@ const RUN_AND_PUSH_TABLE_DOCS: Record<string, TableDoc> = {
       payload_json:
         "The request body as first recorded: wire names, aliases mapped, an inline `parent` included. A `parent_key` parent object is added when the request is sent.",
       parent_key: "Key of the parent row, or NULL.",
-      status: "`pending`, `queued`, `created`, `exists`, `failed` or `blocked` (see docs/push.md).",
+      status:
+        "`pending`, `queued`, `created`, `exists`, `failed`, `blocked` (waits for its parent's id) or `held` (its company's credentials were refused: `error_code` `CREDENTIALS_REFUSED`, `last_error` says which and how to go on) (see docs/push.md).",
       attempts: "Create requests sent (counted before sending).",
       last_error: "Last error message (for `exists`: why it counts as existing; for `blocked`: what to run).",
       error_code: "Reason code (see docs/push.md); NULL when created or existing.",
