@@ -4,6 +4,7 @@
  */
 import type { CreatedScenario, TasClient } from "../api/client.js";
 import type { Logger } from "../log.js";
+import { OUTCOME_UNKNOWN } from "../schema/outbox-states.js";
 import type { AttemptKnowledge, OutboxStore, ParentInfo, SendableRow } from "../store/port-outbox.js";
 import { noTelemetry, type Telemetry } from "../telemetry.js";
 import { type CreateScenarioBody, scenarioSchema } from "../wire/schemas.js";
@@ -40,7 +41,8 @@ export interface JobAttempt {
 
 /** How many 429 waits one job sits out before a 429 uses up one of its attempts. */
 export const MAX_RATE_LIMIT_WAITS = 30;
-export const OUTCOME_UNKNOWN = "OUTCOME_UNKNOWN";
+export { OUTCOME_UNKNOWN };
+
 const LOCAL_WRITE_ATTEMPTS = 5;
 
 export type CreateResult =

@@ -80,6 +80,19 @@ const CLEARS = {
   retry: { errorCode: null, lastError: null },
 } as const satisfies Record<TransitionName, object>;
 
+/** The reason of a row failed because an earlier attempt may have created it (push.uniqueNames false). */
+export const OUTCOME_UNKNOWN = "OUTCOME_UNKNOWN";
+
+/**
+ * What retry-failed does to `uncertain`: a row failed as OUTCOME_UNKNOWN comes back certain (the
+ * person's word that it is not on the service: it is sent again like any row); any other keeps
+ * its flag, so that a name clash after a lost answer still says it exists. (1 = 0: false in both
+ * dialects.)
+ */
+export function retryUncertain(t: { errorCode: AnyColumn; uncertain: AnyColumn }): SQL {
+  return sql`CASE WHEN ${t.errorCode} = ${OUTCOME_UNKNOWN} THEN (1 = 0) ELSE ${t.uncertain} END`;
+}
+
 /** The columns a transition writes, whatever the dialect: spread into the adapter's UPDATE. */
 export function writes<Op extends TransitionName>(
   op: Op,

@@ -6,6 +6,7 @@
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import {
   canMove,
+  OUTCOME_UNKNOWN,
   REQUEST_STATUSES,
   type RequestStatus,
   TRANSITIONS,
@@ -133,6 +134,26 @@ describe.each(storeKinds())("the outbox's state machine on $name", (kind) => {
     expect(statuses.sort()).toEqual(["pending", "pending", "queued"]);
     expect(await statusOf(other)).toBe("queued");
     expect(await store.outbox.heldCompanies()).toEqual([]);
+  });
+
+  it("retry-failed sends a row failed as OUTCOME_UNKNOWN again as certain; any other keeps its uncertainty", async () => {
+    const unknown = await rowIn("pending");
+    const other = await rowIn("pending");
+    await store.outbox.markFailed(unknown, { code: OUTCOME_UNKNOWN, message: "may exist" }, "unknown", T0);
+    await store.outbox.markFailed(other, { code: "INTERNAL_SERVER_ERROR", message: "500" }, "unknown", T0);
+    expect((await store.outbox.get(unknown))?.uncertain).toBe(true);
+    expect((await store.outbox.get(other))?.uncertain).toBe(true);
+    expect((await store.outbox.resetFailed({}, T0)).sort()).toEqual([unknown, other].sort());
+    expect(await store.outbox.get(unknown)).toMatchObject({
+      status: "pending",
+      uncertain: false,
+      errorCode: null,
+    });
+    expect(await store.outbox.get(other)).toMatchObject({
+      status: "pending",
+      uncertain: true,
+      errorCode: null,
+    });
   });
 
   it("learns an id only for a row that exists with its id unknown", async () => {

@@ -1,6 +1,6 @@
 /** Settling outbox rows: only rows in a state the transition applies to (schema/outbox-states.ts). */
 import { and, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
-import { idUnknown, movable, writes } from "../../../schema/outbox-states.js";
+import { idUnknown, movable, retryUncertain, writes } from "../../../schema/outbox-states.js";
 import { scenarios } from "../../../schema/postgres/index.js";
 import type { AttemptKnowledge, ScenarioIdSource, ScenarioRow, Settle, Settled } from "../../port-outbox.js";
 import { arg, once, orm } from "../orm.js";
@@ -154,7 +154,7 @@ export async function resetFailed(
 ): Promise<string[]> {
   const rows = await orm(db)
     .update(t)
-    .set({ ...writes("retry"), updatedAt: now })
+    .set({ ...writes("retry"), uncertain: retryUncertain(t), updatedAt: now })
     .where(
       and(
         movable(t, "retry"),

@@ -1,6 +1,6 @@
 /** Settling outbox rows: only rows in a state the transition applies to (schema/outbox-states.ts). */
 import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
-import { idUnknown, movable, writes } from "../../../schema/outbox-states.js";
+import { idUnknown, movable, retryUncertain, writes } from "../../../schema/outbox-states.js";
 import type { AttemptKnowledge, ScenarioIdSource, ScenarioRow, Settle, Settled } from "../../port-outbox.js";
 import type { Sqlite } from "../connection.js";
 import { takeReadyChildren } from "./ready.js";
@@ -151,7 +151,7 @@ export function resetFailed(
 ): string[] {
   return orm(sqlite)
     .update(t)
-    .set({ ...writes("retry"), updatedAt: at })
+    .set({ ...writes("retry"), uncertain: retryUncertain(t), updatedAt: at })
     .where(
       and(
         movable(t, "retry"),
