@@ -116,4 +116,18 @@ export async function bestOf<T>(
   return { best, all };
 }
 
+/**
+ * Several sides run in turn, round after round (a, b, a, b...), so that a machine growing busier
+ * or quieter during the bench weighs on all alike; the best run of each side is kept.
+ */
+export async function bestInTurn<T>(
+  rounds: number,
+  sides: ((round: number) => Promise<T>)[],
+  score: (t: T) => number,
+): Promise<{ best: T; all: T[] }[]> {
+  const runs: T[][] = sides.map(() => []);
+  for (let i = 0; i < rounds; i++) for (const [k, side] of sides.entries()) runs[k]?.push(await side(i));
+  return runs.map((all) => ({ best: all.reduce((x, y) => (score(y) < score(x) ? y : x)), all }));
+}
+
 export const MB = 1_000_000;

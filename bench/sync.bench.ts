@@ -1,7 +1,8 @@
 /**
  * npm run bench:sync — 100,000 plans (a third mobile) of one company, from the simulator in a
- * child process. Each side runs in a process of its own, at least three times; the best run
- * of each side is compared. Baselines, measured in the same run:
+ * child process. Each side runs in a process of its own, at least three times, the compared
+ * sides in turn (raw, sync, raw, sync...); the best run of each side is compared. Baselines,
+ * measured in the same run:
  *   - download + JSON.parse of the list: what a no-change re-sync may cost at most;
  *   - the raw pipeline (./sync/raw-sqlite.ts): download, JSON.parse, the same rows through
  *     prepared inserts in one transaction, no history; its database's size too.
@@ -15,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
 import { createLogger } from "../src/log.js";
-import { bestOf, fmt, MB, Report, spawnSimulator } from "./support.js";
+import { bestInTurn, bestOf, fmt, MB, Report, spawnSimulator } from "./support.js";
 import type { ChildInput, ChildResult } from "./sync/child.js";
 import { BenchDatabases, runChild } from "./sync/run-child.js";
 import { concurrentPhase } from "./sync-concurrent.js";
@@ -39,6 +40,7 @@ const ms = (n: number) => `${fmt(n)} ms`;
 const x = (n: number) => `${fmt(n, 2)}x`;
 const mb = (n: number) => `${fmt(n / MB, 1)} MB`;
 const kb = (n: number) => `${fmt(n / 1000)} kB`;
+type Runs = { best: ChildResult; all: ChildResult[] };
 const all = (runs: ChildResult[], pick: (r: ChildResult) => number | undefined) =>
   `(runs: ${runs.map((r) => fmt(pick(r) ?? 0)).join(", ")})`;
 
@@ -84,16 +86,16 @@ async function sqlitePhase(sim: Sim, dir: string, report: Report): Promise<void>
     () => runChild({ mode: "download", ...sim }),
     (r) => r.ms,
   );
-  const raw = await bestOf(
+  // In turn: raw, sync, sync without observing, raw... (the last is compared further down).
+  const [raw, sync, off] = (await bestInTurn(
     ROUNDS,
-    () => runChild({ mode: "raw", ...sim, database: fresh() }),
+    [
+      () => runChild({ mode: "raw", ...sim, database: fresh() }),
+      () => runChild({ mode: "sync", ...sim, database: fresh() }),
+      () => runChild({ mode: "sync", ...sim, database: fresh(), observe: false }),
+    ],
     (r) => r.ms,
-  );
-  const sync = await bestOf(
-    ROUNDS,
-    () => runChild({ mode: "sync", ...sim, database: fresh() }),
-    (r) => r.ms,
-  );
+  )) as [Runs, Runs, Runs];
   const resync = sync.all.reduce((a, b) => ((b.resyncMs ?? 0) < (a.resyncMs ?? 0) ? b : a));
   const worst = (pick: (r: ChildResult) => number) => Math.max(...sync.all.map(pick));
   const s = sync.best;
@@ -158,11 +160,6 @@ async function sqlitePhase(sim: Sim, dir: string, report: Report): Promise<void>
 
   // The same syncs without observing the records' schema (schema.observe false): what observing costs.
   console.log("");
-  const off = await bestOf(
-    ROUNDS,
-    () => runChild({ mode: "sync", ...sim, database: fresh(), observe: false }),
-    (r) => r.ms,
-  );
   const offResync = Math.min(...off.all.map((r) => r.resyncMs ?? 0));
   report.figure("full sync, schema.observe off", `${ms(off.best.ms)} ${all(off.all, (r) => r.ms)}`);
   report.figure(
@@ -179,16 +176,14 @@ async function postgresPhase(sim: Sim, report: Report): Promise<void> {
   console.log("PostgreSQL");
   const dbs = new BenchDatabases();
   try {
-    const raw = await bestOf(
+    const [raw, sync] = (await bestInTurn(
       ROUNDS,
-      async () => runChild({ mode: "raw", ...sim, database: await dbs.create() }),
+      [
+        async () => runChild({ mode: "raw", ...sim, database: await dbs.create() }),
+        async () => runChild({ mode: "sync", ...sim, database: await dbs.create() }),
+      ],
       (r) => r.ms,
-    );
-    const sync = await bestOf(
-      ROUNDS,
-      async () => runChild({ mode: "sync", ...sim, database: await dbs.create() }),
-      (r) => r.ms,
-    );
+    )) as [Runs, Runs];
     const s = sync.best;
     const resync = sync.all.reduce((a, b) => ((b.resyncMs ?? 0) < (a.resyncMs ?? 0) ? b : a));
     report.figure(

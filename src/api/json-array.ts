@@ -58,86 +58,105 @@ export class JsonArraySplitter {
   /** Feed a chunk; `emit` gets each complete element's UTF-8 JSON bytes, in order. */
   push(chunk: Buffer, emit: (bytes: Buffer) => void): void {
     const n = chunk.length;
+    // The scan keeps its state in locals (written back at the end): it runs once per byte.
+    let open = this.#open;
+    let depth = this.#depth;
+    let inString = this.#inString;
+    let state = this.#state;
     // Where the open element starts in this chunk (0: it began in an earlier one).
-    let start = this.#open ? 0 : -1;
-    const finish = (end: number) => {
-      const tail = chunk.subarray(start, end);
-      emit(this.#parts.length ? Buffer.concat([...this.#parts, tail]) : tail);
-      this.#parts = [];
-      this.#partsBytes = 0;
-      this.#open = false;
-      this.#count++;
-    };
+    let start = open ? 0 : -1;
     let i = 0;
-    while (i < n) {
-      if (this.#inString) {
-        const q = chunk.indexOf(QUOTE, i);
-        if (q < 0) {
-          this.#noteBackslashes(chunk, i);
-          i = n;
-          break;
-        }
-        // The byte before i is the opening or an escaped quote, or i is 0 and the run may go on
-        // from the previous chunk.
-        let k = q - 1;
-        while (k >= i && chunk[k] === BACKSLASH) k--;
-        const bs = q - 1 - k + (k < 0 ? this.#backslashRun : 0);
-        i = q + 1;
-        this.#backslashRun = 0; // the data now ends with a quote
-        if (bs % 2 === 0) this.#inString = false;
-        continue;
-      }
-      const b = chunk[i] as number;
-      if (this.#open) {
-        // Checked first: the ']' closing the array after a scalar ("[1,2]", '["a"]') must
-        // end the scalar, not count as a nested close.
-        if (this.#depth === 0 && (b === COMMA || b === CLOSE_BRACKET || isSpace(b))) {
-          // end of a scalar element (number, string, true, null...)
-          // Whitespace ends a scalar, so the slice has none at its end.
-          finish(i);
-          continue; // let the separator be handled below
-        }
-        if (b === QUOTE) {
-          this.#inString = true;
-          this.#backslashRun = 0;
-        } else if (b === OPEN_BRACE || b === OPEN_BRACKET) this.#depth++;
-        else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
-          this.#depth--;
-          if (this.#depth === 0) finish(i + 1);
-        }
-        i++;
-        continue;
-      }
-      if (isSpace(b)) {
-        i++;
-        continue;
-      }
-      if (this.#state === 0) {
-        if (b !== OPEN_BRACKET)
-          throw new JsonArrayFormatError(`expected a JSON array, found '${String.fromCharCode(b)}'`);
-        this.#state = 1;
-      } else if (this.#state === 1) {
-        if (b === CLOSE_BRACKET) this.#state = 2;
-        else if (b !== COMMA) {
-          this.#open = true;
-          start = i;
-          this.#depth = b === OPEN_BRACE || b === OPEN_BRACKET ? 1 : 0;
-          if (b === QUOTE) {
-            this.#inString = true;
-            this.#backslashRun = 0;
+    try {
+      while (i < n) {
+        if (inString) {
+          const q = chunk.indexOf(QUOTE, i);
+          if (q < 0) {
+            this.#noteBackslashes(chunk, i);
+            i = n;
+            break;
           }
+          // The byte before i is the opening or an escaped quote, or i is 0 and the run may go
+          // on from the previous chunk.
+          let k = q - 1;
+          while (k >= i && chunk[k] === BACKSLASH) k--;
+          const bs = q - 1 - k + (k < 0 ? this.#backslashRun : 0);
+          i = q + 1;
+          this.#backslashRun = 0; // the data now ends with a quote
+          if (bs % 2 === 0) inString = false;
+          continue;
         }
-      } else {
-        throw new JsonArrayFormatError("unexpected data after the end of the JSON array");
+        const b = chunk[i] as number;
+        if (open) {
+          // Checked first: the ']' closing the array after a scalar ("[1,2]", '["a"]') must
+          // end the scalar, not count as a nested close.
+          if (depth === 0 && (b === COMMA || b === CLOSE_BRACKET || isSpace(b))) {
+            // The end of a scalar element (number, string, true, null...). Whitespace ends a
+            // scalar, so the slice has none at its end.
+            this.#finish(chunk, start, i, emit);
+            open = false;
+            continue; // let the separator be handled below
+          }
+          if (b === QUOTE) {
+            inString = true;
+            this.#backslashRun = 0;
+          } else if (b === OPEN_BRACE || b === OPEN_BRACKET) depth++;
+          else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
+            depth--;
+            if (depth === 0) {
+              this.#finish(chunk, start, i + 1, emit);
+              open = false;
+            }
+          }
+          i++;
+          continue;
+        }
+        if (isSpace(b)) {
+          i++;
+          continue;
+        }
+        if (state === 0) {
+          if (b !== OPEN_BRACKET)
+            throw new JsonArrayFormatError(`expected a JSON array, found '${String.fromCharCode(b)}'`);
+          state = 1;
+        } else if (state === 1) {
+          if (b === CLOSE_BRACKET) state = 2;
+          else if (b !== COMMA) {
+            open = true;
+            start = i;
+            depth = b === OPEN_BRACE || b === OPEN_BRACKET ? 1 : 0;
+            if (b === QUOTE) {
+              inString = true;
+              this.#backslashRun = 0;
+            }
+          }
+        } else {
+          throw new JsonArrayFormatError("unexpected data after the end of the JSON array");
+        }
+        i++;
       }
-      i++;
+    } finally {
+      this.#open = open;
+      this.#depth = depth;
+      this.#inString = inString;
+      this.#state = state;
     }
-    if (!this.#open) return;
+    if (!open) return;
     const rest = chunk.subarray(start);
     this.#parts.push(rest);
     this.#partsBytes += rest.length;
     // Checked per chunk: the element held may pass the limit by one chunk at most.
     if (this.#partsBytes > this.#maxElementBytes) throw new JsonElementTooLargeError(this.#maxElementBytes);
+  }
+
+  /** An element ends at `end` (exclusive) in this chunk: emitted, with its earlier parts. */
+  #finish(chunk: Buffer, start: number, end: number, emit: (bytes: Buffer) => void): void {
+    const tail = chunk.subarray(start, end);
+    const parts = this.#parts;
+    this.#parts = [];
+    this.#partsBytes = 0;
+    this.#open = false;
+    this.#count++;
+    emit(parts.length ? Buffer.concat([...parts, tail]) : tail);
   }
 
   /** Inside a string with no quote in chunk[from..]: remember the backslashes it ends with. */

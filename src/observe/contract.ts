@@ -9,7 +9,7 @@
 import { preview } from "../normalize/validate.js";
 import { JSON_TYPES, type JsonType, type ObservedPath, type SchemaChange } from "../schema/observed-types.js";
 import { DOCUMENTED } from "./documented.js";
-import { jsonTypeIndex, type Touch } from "./observation.js";
+import { jsonTypeIndex, type PathNode, type Touches } from "./observation.js";
 import { metadataDocument, metadataEntity, metadataOs } from "./paths.js";
 
 export type ContractMode = "evolve" | "freeze" | "discard_value";
@@ -54,11 +54,13 @@ export class AcceptedSchema {
   }
 
   /** Under freeze: why a walked record is refused (its paths outside the schema), or null. */
-  refusal(touches: readonly Touch[]): string | null {
+  refusal(touches: Touches): string | null {
     const named: string[] = [];
     let count = 0;
-    for (const { node, type, value } of touches) {
-      const t = JSON_TYPES[type] as JsonType;
+    for (let i = 0; i < touches.length; i++) {
+      const node = touches.nodes[i] as PathNode;
+      const value = touches.values[i];
+      const t = JSON_TYPES[touches.types[i] as number] as JsonType;
       if (this.accepts(node.entity, node.path, t)) continue;
       if (count++ < MAX_NAMED) {
         const where = node.path ? `${node.entity}.${node.path}` : node.entity;

@@ -67,11 +67,27 @@ export class PathNode {
   ) {}
 }
 
-/** One value met while walking a record: where, of which type, and the value itself. */
-export interface Touch {
-  node: PathNode;
-  type: number;
-  value: unknown;
+/**
+ * The values met while walking a record: for each, where (node), of which JSON type, and the
+ * value itself, as parallel arrays (no object per value: a sync walks millions of them).
+ */
+export class Touches {
+  readonly nodes: PathNode[] = [];
+  readonly types: number[] = [];
+  readonly values: unknown[] = [];
+  length = 0;
+
+  clear(): void {
+    // The arrays keep their capacity; entries past `length` are overwritten before use.
+    this.length = 0;
+  }
+
+  push(node: PathNode, type: number, value: unknown): void {
+    const i = this.length++;
+    this.nodes[i] = node;
+    this.types[i] = type;
+    this.values[i] = value;
+  }
 }
 
 const join = (path: string, key: string) => (path === "" ? key : `${path}.${key}`);
@@ -87,7 +103,7 @@ export class Observation {
   readonly #all: PathNode[] = [];
   /** Paths that could not be kept (past MAX_PATHS): their values are not observed. */
   overflow = 0;
-  readonly #touches: Touch[] = [];
+  readonly #touches = new Touches();
 
   constructor(readonly valueCap: number) {}
 
@@ -127,15 +143,19 @@ export class Observation {
    * The values of a record, walked: each is a touch (node, type, value). Reused between calls:
    * read them before the next call. Nothing is counted yet.
    */
-  walk(kind: RecordKind, record: unknown): readonly Touch[] {
-    this.#touches.length = 0;
+  walk(kind: RecordKind, record: unknown): Touches {
+    this.#touches.clear();
     this.#entity(kind, record);
     return this.#touches;
   }
 
   /** Counts a walked record: +1 when stored, -1 when replaced or deleted. */
-  count(touches: readonly Touch[], sign: 1 | -1, id: number | null): void {
-    for (const { node, type, value } of touches) {
+  count(touches: Touches, sign: 1 | -1, id: number | null): void {
+    const { nodes, types, values } = touches;
+    for (let i = 0; i < touches.length; i++) {
+      const node = nodes[i] as PathNode;
+      const type = types[i] as number;
+      const value = values[i];
       node.present += sign;
       node.types[type] = (node.types[type] as number) + sign;
       if (sign > 0) {
@@ -179,7 +199,7 @@ export class Observation {
 
   #touch(node: PathNode, value: unknown): number {
     const type = jsonTypeIndex(value);
-    this.#touches.push({ node, type, value });
+    this.#touches.push(node, type, value);
     return type;
   }
 

@@ -24,11 +24,11 @@ export function contentHash(bytes: Uint8Array | string): string {
   return hash("sha256", bytes, "hex");
 }
 
-/** A new or changed element: where it was in the list, its hash, and how to read it. */
+/** A new or changed element: where it was in the list, its hash, and what reading it gave. */
 export interface Fresh {
   position: number;
   hash: string;
-  read: () => PlanRead;
+  read: PlanRead;
 }
 
 export class PlanListReceiver {
@@ -88,23 +88,25 @@ export class PlanListReceiver {
   readAhead(): void {
     if (this.#spool) return;
     for (const { position, hash, bytes } of this.#ahead) {
-      const read = readPlan(bytes);
-      this.#read.push({ position, hash, read: () => read });
+      this.#read.push({ position, hash, read: readPlan(bytes) });
     }
     this.#ahead = [];
   }
 
-  /** The new or changed elements, in list order; the spooled ones are read as they are reached. */
+  /**
+   * The new or changed elements, in list order; the spooled ones are read as they are reached
+   * (each is read when the consumer asks for the next).
+   */
   *fresh(): Generator<Fresh> {
     yield* this.#read;
-    for (const { position, hash, bytes } of this.#ahead)
-      yield { position, hash, read: () => readPlan(bytes) };
+    for (const { position, hash, bytes } of this.#ahead) yield { position, hash, read: readPlan(bytes) };
     if (!this.#spool) return;
+    const spilled = this.#spilled;
     let k = 0;
     for (const bytes of this.#spool.records()) {
-      const at = this.#spilled[k++];
-      if (!at) break;
-      yield { ...at, read: () => readPlan(bytes) };
+      if (k >= spilled.length) break;
+      const at = spilled[k++] as { position: number; hash: string };
+      yield { position: at.position, hash: at.hash, read: readPlan(bytes) };
     }
   }
 

@@ -104,7 +104,7 @@ function* planOps(
     return { op: "reject", entity: "plan", entityId: id, reason, rawJson: text };
   };
   for (const fresh of list.fresh()) {
-    const r = fresh.read();
+    const r = fresh.read;
     if (!r.ok) {
       yield reject(r.id, r.reason, r.text);
       continue;
