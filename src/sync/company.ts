@@ -11,11 +11,10 @@ import type { TasClient } from "../api/client.js";
 import type { Logger } from "../log.js";
 import type { Store } from "../store/port.js";
 import { emptyCounts, type Owner } from "../store/port-runs.js";
-import { noTelemetry, type Telemetry } from "../telemetry.js";
+import type { Telemetry } from "../telemetry.js";
+import { companyRun } from "./company-run.js";
 import { fetchSnapshot } from "./fetch.js";
-import { holdLease, LEASE_MS } from "./lease.js";
-import { thisProcess } from "./owner.js";
-import { type CompanySyncResult, type RunEnding, RunRecorder, skipped } from "./run.js";
+import type { CompanySyncResult, RunEnding } from "./run.js";
 import { DEFAULT_SCHEMA, observerFor, type SchemaSettings } from "./schema-settings.js";
 import { snapshotOps } from "./snapshot.js";
 
@@ -62,40 +61,22 @@ class Cancelled extends Error {
 }
 
 export async function syncCompany(deps: SyncDeps, input: CompanySyncInput): Promise<CompanySyncResult> {
-  const { store } = deps;
-  const { companyId } = input;
-  const clock = deps.now ?? (() => new Date());
-  const log = deps.logger.child({ companyId });
-  const owner = deps.owner ?? thisProcess();
-  const ctx = {
-    runs: store.runs,
-    companyId,
-    clock,
-    started: clock(),
-    log,
-    telemetry: deps.telemetry ?? noTelemetry,
-  };
-  const held = await holdLease({ ...ctx, owner, leaseMs: deps.leaseMs ?? LEASE_MS });
-  if (!held.ok) return skipped(ctx, held.holder);
   const stop = new AbortController();
   const onStop = () => stop.abort(new Cancelled("the process is stopping"));
   deps.signal?.addEventListener("abort", onStop, { once: true });
   if (deps.signal?.aborted) onStop();
   try {
-    const run = await RunRecorder.start(ctx, { trigger: input.trigger, owner });
-    held.lease.beat(run.runId);
-    log.info({ runId: run.runId, reports: input.reportIds.length }, "sync started");
-    let ending: RunEnding;
-    try {
-      ending = await fetchAndApply(deps, input, run.runId, ctx.started.toISOString(), stop.signal);
-    } catch (err) {
-      ending =
-        err instanceof Cancelled ? { kind: "cancelled", why: err.why } : { kind: "failed", error: err };
-    }
-    return await run.end(ending);
+    return await companyRun(deps, input.companyId, input.trigger, async ({ runId, ctx }) => {
+      ctx.log.info({ runId, reports: input.reportIds.length }, "sync started");
+      try {
+        return await fetchAndApply(deps, input, runId, ctx.started.toISOString(), stop.signal);
+      } catch (err) {
+        if (err instanceof Cancelled) return { kind: "cancelled", why: err.why };
+        throw err;
+      }
+    });
   } finally {
     deps.signal?.removeEventListener("abort", onStop);
-    await held.lease.release();
   }
 }
 

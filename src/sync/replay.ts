@@ -15,13 +15,11 @@ import type {
   StoredKey,
   StoredRecord,
 } from "../store/port-snapshot.js";
-import { noTelemetry } from "../telemetry.js";
 import type { SyncDeps } from "./company.js";
-import { holdLease, LEASE_MS } from "./lease.js";
+import { companyRun } from "./company-run.js";
 import type { RunObserver } from "./observing.js";
-import { thisProcess } from "./owner.js";
 import { contentHash } from "./plan-list.js";
-import { type CompanySyncResult, type RunEnding, RunRecorder, skipped } from "./run.js";
+import type { CompanySyncResult } from "./run.js";
 import { DEFAULT_SCHEMA, observerFor } from "./schema-settings.js";
 
 const PAGE = 2000;
@@ -31,59 +29,35 @@ export type ReplayDeps = Omit<SyncDeps, "client" | "signal" | "onProgress" | "re
 
 export async function replayCompany(deps: ReplayDeps, companyId: number): Promise<CompanySyncResult> {
   const { store } = deps;
-  const clock = deps.now ?? (() => new Date());
-  const log = deps.logger.child({ companyId });
-  const owner = deps.owner ?? thisProcess();
-  const ctx = {
-    runs: store.runs,
-    companyId,
-    clock,
-    started: clock(),
-    log,
-    telemetry: deps.telemetry ?? noTelemetry,
-  };
-  const held = await holdLease({ ...ctx, owner, leaseMs: deps.leaseMs ?? LEASE_MS });
-  if (!held.ok) return skipped(ctx, held.holder);
-  try {
-    const run = await RunRecorder.start(ctx, { trigger: "replay", owner });
-    held.lease.beat(run.runId);
-    let ending: RunEnding;
-    try {
-      const startedAt = ctx.started.toISOString();
-      const schema = deps.schema ?? DEFAULT_SCHEMA;
-      const index = await store.snapshots.index(companyId, []);
-      const observer = schema.observe ? await observerFor(store, companyId, schema) : null;
-      const state = { counts: emptyCounts(), errors: [] as string[] };
-      const applied = await store.snapshots.apply(
-        {
-          companyId,
-          runId: run.runId,
-          startedAt,
-          generation: index.generation,
-          finishedAt: () => clock().toISOString(),
-        },
-        replayOps(index, { companyId, runId: run.runId, startedAt, observer, ...state }),
-      );
-      if (applied.applied && observer?.changes.length)
-        deps.telemetry?.schemaChanged(companyId, run.runId, observer.changes);
-      ending = applied.applied
-        ? {
-            kind: "applied",
-            end: applied.end,
-            writeMs: applied.writeMs,
-            errors: state.errors,
-            heldBack: null,
-          }
-        : applied.reason === "superseded"
-          ? { kind: "superseded", ...applied }
-          : { kind: "stale", attempts: 1 };
-    } catch (err) {
-      ending = { kind: "failed", error: err };
-    }
-    return await run.end(ending);
-  } finally {
-    await held.lease.release();
-  }
+  return companyRun(deps, companyId, "replay", async ({ runId, ctx }) => {
+    const startedAt = ctx.started.toISOString();
+    const schema = deps.schema ?? DEFAULT_SCHEMA;
+    const index = await store.snapshots.index(companyId, []);
+    const observer = schema.observe ? await observerFor(store, companyId, schema) : null;
+    const state = { counts: emptyCounts(), errors: [] as string[] };
+    const applied = await store.snapshots.apply(
+      {
+        companyId,
+        runId,
+        startedAt,
+        generation: index.generation,
+        finishedAt: () => ctx.clock().toISOString(),
+      },
+      replayOps(index, { companyId, runId, startedAt, observer, ...state }),
+    );
+    if (!applied.applied)
+      return applied.reason === "superseded"
+        ? { kind: "superseded", ...applied }
+        : { kind: "stale", attempts: 1 };
+    if (observer?.changes.length) deps.telemetry?.schemaChanged(companyId, runId, observer.changes);
+    return {
+      kind: "applied",
+      end: applied.end,
+      writeMs: applied.writeMs,
+      errors: state.errors,
+      heldBack: null,
+    };
+  });
 }
 
 interface ReplayInput {
