@@ -1,4 +1,6 @@
 /** The seed-file reader and validator for `tas-sync push FILE`. */
+
+export { editDistance } from "../text/suggest.js";
 export { SeedFormatError } from "./errors.js";
 export { formatFromPath, formatProblem, formatWarning, safe } from "./format.js";
 export { parseSeed } from "./parse.js";
@@ -11,4 +13,4 @@ export type {
   SeedRow,
   SeedWarning,
 } from "./types.js";
-export { editDistance, KNOWN_FIELDS, suggestField } from "./unknown.js";
+export { KNOWN_FIELDS, suggestField } from "./unknown.js";

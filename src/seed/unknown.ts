@@ -3,6 +3,7 @@
  * as "owner"), but a typo of a known field would silently drop its value: each unknown name is
  * reported once, with the known field it is closest to. With `strict` they are problems.
  */
+import { editDistance } from "../text/suggest.js";
 import { createScenarioBodySchema } from "../wire/schemas.js";
 import { ALIASES, STEERING_FIELDS } from "./fields.js";
 import type { RawRecord, SeedWarning } from "./types.js";
@@ -14,25 +15,6 @@ export const KNOWN_FIELDS: readonly string[] = [
   ...ALIASES.map(([alias]) => alias),
 ];
 const KNOWN = new Set(KNOWN_FIELDS);
-
-/** Optimal string alignment distance: Levenshtein plus the swap of two neighbours ("kye"). */
-export function editDistance(a: string, b: string): number {
-  let before = new Array<number>(b.length + 1).fill(0);
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        d = Math.min(d, before[j - 2]! + 1);
-      cur.push(d);
-    }
-    before = prev;
-    prev = cur;
-  }
-  return prev[b.length]!;
-}
 
 const squash = (s: string) => s.toLowerCase().replace(/[\s_.-]+/g, "");
 
