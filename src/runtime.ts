@@ -2,7 +2,7 @@
 import { tokenProviderFor } from "./api/auth.js";
 import { TasClient } from "./api/client.js";
 import { HttpTransport } from "./api/http.js";
-import { authFor, type CompanyConfig, type Config } from "./config/index.js";
+import { authFor, type CompanyConfig, type Config, notInConfig } from "./config/index.js";
 import type { Logger } from "./log.js";
 import type { Telemetry } from "./telemetry.js";
 
@@ -27,10 +27,7 @@ export function createClients(cfg: Config, logger: Logger, telemetry?: Telemetry
   const clients = new Map<number, TasClient>();
   const company = (id: number) => {
     const c = cfg.companies.find((x) => x.id === id);
-    if (!c)
-      throw new Error(
-        `company ${id} is not in the config (configured: ${cfg.companies.map((x) => x.id).join(", ")})`,
-      );
+    if (!c) throw new Error(notInConfig(cfg, id));
     return c;
   };
   return {

@@ -4,7 +4,7 @@ import { resumeHeld, retryFailed, setParentId } from "../push/operations.js";
 import { openStore } from "../store/open.js";
 import { withPushQueue } from "./push-env.js";
 import { formatTable } from "./table.js";
-import { atLeast, type CommandRun, intFlag, UsageError } from "./types.js";
+import { atLeast, type CommandRun, configuredCompany, intFlag, UsageError } from "./types.js";
 
 export const runPushFailures: CommandRun = async (ctx) => {
   const limit = atLeast(ctx.flags, "limit", 1) ?? 100;
@@ -86,12 +86,8 @@ export const runSetParentId: CommandRun = async (ctx) => {
 };
 
 export const runResumePush: CommandRun = async (ctx) => {
-  const companyId = intFlag(ctx.flags, "company");
   const cfg = ctx.config();
-  if (companyId !== undefined && !cfg.companies.some((c) => c.id === companyId))
-    throw new UsageError(
-      `company ${companyId} is not in the config (configured: ${cfg.companies.map((c) => c.id).join(", ")})`,
-    );
+  const companyId = configuredCompany(cfg, intFlag(ctx.flags, "company"));
   return withPushQueue(cfg, await ctx.logger(), async ({ queue, ops }) => {
     const { released, queued } = await resumeHeld(ops, companyId);
     const whose = companyId === undefined ? "" : ` of company ${companyId}`;

@@ -1,11 +1,10 @@
 /** `tas-sync replay`: the stored records of each company made into rows again (no service call). */
 import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
-import { openStore } from "../store/open.js";
-import { cleanUpAfterDeadProcesses } from "../sync/housekeeping.js";
+import { openStoreForWork } from "../open-store.js";
 import { replayCompany } from "../sync/replay.js";
 import { exitCode, summaryLine } from "./sync.js";
-import { type CommandRun, intFlag, UsageError } from "./types.js";
+import { type CommandRun, configuredCompany, intFlag } from "./types.js";
 
 export const runReplay: CommandRun = async (ctx) =>
   replayCommand(ctx.config(), {
@@ -18,14 +17,10 @@ export async function replayCommand(
   cfg: Config,
   opts: { companyId: number | undefined; logger: Logger; out: (line: string) => void },
 ): Promise<number> {
-  const ids = opts.companyId === undefined ? cfg.companies.map((c) => c.id) : [opts.companyId];
-  if (opts.companyId !== undefined && !cfg.companies.some((c) => c.id === opts.companyId))
-    throw new UsageError(
-      `company ${opts.companyId} is not in the config (configured: ${cfg.companies.map((c) => c.id).join(", ")})`,
-    );
-  const store = await openStore(cfg.database);
+  const only = configuredCompany(cfg, opts.companyId);
+  const ids = only === undefined ? cfg.companies.map((c) => c.id) : [only];
+  const store = await openStoreForWork(cfg.database, { logger: opts.logger, leaseMs: cfg.sync.leaseMs });
   try {
-    await cleanUpAfterDeadProcesses(store, opts.logger, cfg.sync.leaseMs);
     const results = [];
     for (const companyId of ids) {
       const r = await replayCompany(

@@ -9,7 +9,7 @@ import { openStore } from "../store/open.js";
 import type { Store } from "../store/port.js";
 import type { SchemaChangeFilter } from "../store/port-schema.js";
 import { formatTable } from "./table.js";
-import { type CommandContext, type CommandRun, intFlag, UsageError } from "./types.js";
+import { type CommandContext, type CommandRun, configuredCompany, intFlag, UsageError } from "./types.js";
 
 type Mode =
   | { kind: "observed" }
@@ -48,19 +48,10 @@ function modeOf(ctx: CommandContext): Mode {
   return { kind: "changes", since: "runId" in since ? { sinceRunId: since.runId } : { sinceAt: since.at } };
 }
 
-function companyOf(ctx: CommandContext, cfg: Config): number | undefined {
-  const id = intFlag(ctx.flags, "company");
-  if (id !== undefined && !cfg.companies.some((c) => c.id === id))
-    throw new UsageError(
-      `company ${id} is not in the config (configured: ${cfg.companies.map((c) => c.id).join(", ")})`,
-    );
-  return id;
-}
-
 export const runSchema: CommandRun = async (ctx) => {
   const mode = modeOf(ctx);
   const cfg = ctx.config();
-  const companyId = companyOf(ctx, cfg);
+  const companyId = configuredCompany(cfg, intFlag(ctx.flags, "company"));
   const store = await openStore(cfg.database);
   try {
     switch (mode.kind) {

@@ -6,7 +6,7 @@ import { createClients } from "../runtime.js";
 import { syncCompanies } from "../sync/companies.js";
 import type { CompanySyncResult } from "../sync/company.js";
 import { SyncProgressView } from "./sync-progress.js";
-import { UsageError } from "./types.js";
+import { configuredCompany } from "./types.js";
 
 export interface SyncCommandOptions {
   companyId?: number | undefined;
@@ -22,13 +22,8 @@ export interface SyncCommandOptions {
  * failed, 3 some company was only partly synced. (Stopped by a signal: the CLI exits 130/143.)
  */
 export async function runSyncCommand(cfg: Config, opts: SyncCommandOptions): Promise<number> {
-  const companies =
-    opts.companyId === undefined ? cfg.companies : cfg.companies.filter((c) => c.id === opts.companyId);
-  if (companies.length === 0) {
-    throw new UsageError(
-      `company ${opts.companyId} is not in the config (configured: ${cfg.companies.map((c) => c.id).join(", ")})`,
-    );
-  }
+  const only = configuredCompany(cfg, opts.companyId);
+  const companies = only === undefined ? cfg.companies : cfg.companies.filter((c) => c.id === only);
   const store = await openStoreForWork(cfg.database, { logger: opts.logger, leaseMs: cfg.sync.leaseMs });
   const clients = createClients(cfg, opts.logger);
   const stream = opts.progress === undefined ? process.stderr : opts.progress;

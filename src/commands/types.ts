@@ -4,7 +4,7 @@
  * dynamic import only when the command runs, with its heavy dependencies).
  */
 import type { ParseArgsConfig } from "node:util";
-import type { Config } from "../config/index.js";
+import { type Config, notInConfig } from "../config/index.js";
 import { UserError } from "../errors.js";
 import type { Logger } from "../log.js";
 
@@ -63,6 +63,13 @@ export interface PassthroughSpec extends SpecBase {
 }
 
 export type Command = CommandSpec | PassthroughSpec;
+
+/** A company id the user gave (--company), checked against the config; undefined stays undefined. */
+export function configuredCompany(cfg: Config, companyId: number | undefined): number | undefined {
+  if (companyId !== undefined && !cfg.companies.some((c) => c.id === companyId))
+    throw new UsageError(notInConfig(cfg, companyId));
+  return companyId;
+}
 
 /** An integer flag, or a clear error naming the flag. */
 export function intFlag(flags: Flags, name: string): number | undefined {

@@ -129,6 +129,11 @@ export function authFor(cfg: Config, company: CompanyConfig): AuthConfig {
   return auth;
 }
 
+/** "company 7 is not in the config (configured: 1, 2)": for a company id given that the config lacks. */
+export function notInConfig(cfg: Config, companyId: number): string {
+  return `company ${companyId} is not in the config (configured: ${cfg.companies.map((c) => c.id).join(", ")})`;
+}
+
 /** How often a company is synced (ms): its own `every`, else sync.every. */
 export function syncEveryOf(cfg: Config, company: CompanyConfig): number {
   return company.every ?? cfg.sync.every;
