@@ -222,9 +222,14 @@ export interface Target {
   proxy?: string | undefined;
 }
 
+/** The port of a URL, spelled out even when it is the scheme's default (443 for https, else 80). */
+export function portOf(url: URL): string {
+  return url.port || (url.protocol === "https:" ? "443" : "80");
+}
+
 /** `host:port` of a URL, the port spelled out even when it is the scheme's default. */
 export function hostPort(url: URL): string {
-  return `${url.hostname}:${url.port || (url.protocol === "https:" ? "443" : "80")}`;
+  return `${url.hostname}:${portOf(url)}`;
 }
 
 /**

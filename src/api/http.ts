@@ -32,8 +32,6 @@ export interface HttpOptions {
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
   now?: () => number;
-  /** HTTPS_PROXY and friends (default: from process.env); null: no proxy. */
-  proxy?: ProxySettings | null;
 }
 
 export interface RequestSpec {
@@ -92,9 +90,11 @@ export class HttpTransport {
       bodyTimeout: opts.timeoutMs,
       connect: { timeout: opts.timeoutMs },
     };
-    this.#proxy = opts.proxy === undefined ? proxySettings() : opts.proxy;
+    // The proxy the error messages name is the one the agent sends through: undici's own
+    // reading of the environment prefers http_proxy to HTTP_PROXY, ours the other way round.
+    this.#proxy = proxySettings();
     this.#agent = this.#proxy
-      ? new EnvHttpProxyAgent({ ...agentOptions, ...definedOnly(this.#proxy) })
+      ? new EnvHttpProxyAgent({ ...agentOptions, ...this.#proxy })
       : new Agent(agentOptions);
     this.#sleep = opts.sleep ?? defaultSleep;
     this.#telemetry = opts.telemetry ?? noTelemetry;
@@ -283,11 +283,6 @@ export class HttpTransport {
 }
 
 const isOk = (status: number) => status >= 200 && status < 300;
-
-/** The proxy settings without unset ones (undici reads the environment for a missing key). */
-function definedOnly(p: ProxySettings): { httpProxy?: string; httpsProxy?: string; noProxy?: string } {
-  return Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined));
-}
 
 async function readLimited(body: Response["body"]): Promise<string> {
   const chunks: Buffer[] = [];

@@ -4,6 +4,7 @@
  * and an error that could not reach the service names it.
  */
 import { maskUrl } from "../config/database.js";
+import { portOf } from "./errors.js";
 
 export interface ProxySettings {
   httpProxy: string | undefined;
@@ -32,7 +33,7 @@ export function proxyFor(url: URL, settings: ProxySettings | null): string | und
 /** NO_PROXY: "*", or host names (a leading "." or "*." matches subdomains), each with an optional port. */
 function bypassed(url: URL, noProxy: string | undefined): boolean {
   const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  const port = portOf(url);
   for (const raw of (noProxy ?? "").split(/[,\s]+/)) {
     if (!raw) continue;
     if (raw === "*") return true;
