@@ -11,8 +11,9 @@ import type { RecordKind } from "../observe/paths.js";
 import { settle } from "../observe/settle.js";
 import type { PlanRowSet } from "../schema/index.js";
 import type { NewSchemaChange, ObservedPath, SchemaChange } from "../store/port-schema.js";
-import type { SnapshotOp, StoredKey, StoredRecord } from "../store/port-snapshot.js";
+import type { SnapshotOp, StoredRecord } from "../store/port-snapshot.js";
 import type { WirePlan } from "../wire/schemas.js";
+import { eachStored } from "./stored.js";
 
 /** How a sync observes: from the config (schema.*), and what the store knows of the company. */
 export interface ObserveSettings {
@@ -22,8 +23,6 @@ export interface ObserveSettings {
   /** The company's change log (open and acknowledged). */
   changes: readonly SchemaChange[];
 }
-
-const PAGE = 2000;
 
 export type Verdict<W> = { ok: true; wire: W; stripped: boolean } | { ok: false; reason: string };
 
@@ -48,9 +47,8 @@ export class RunObserver {
   }
 
   /** On a baseline, counts the records the company has (the first sync that observes them). */
-  *countStored(hasRecords: boolean): Generator<SnapshotOp, void, StoredRecord[] | undefined> {
-    if (!this.baseline || !hasRecords) return;
-    yield* this.#pages("live", 1);
+  *countStored(): Generator<SnapshotOp, void, StoredRecord[] | undefined> {
+    if (this.baseline) yield* this.#pages("live", 1);
   }
 
   /** A new or changed record, read: counted, or refused by the contract (then `reason` says why). */
@@ -108,23 +106,18 @@ export class RunObserver {
     return write.paths.length || write.changes.length ? { op: "schema.write", write } : null;
   }
 
-  *#pages(of: "replaced" | "live", sign: 1 | -1): Generator<SnapshotOp, void, StoredRecord[] | undefined> {
-    let after: StoredKey | null = null;
-    for (;;) {
-      const page: StoredRecord[] = (yield { op: "stored", of, after, limit: PAGE }) ?? [];
-      for (const r of page) {
-        const value = parse(r.rawJson);
-        // A plan another company held, taken over by this one: its old content was not ours.
-        if (
-          value === undefined ||
-          (r.entity === "plan" && (value as { company_id?: unknown }).company_id !== this.companyId)
-        )
-          continue;
-        this.#obs.record(r.entity, value, sign, r.id);
-      }
-      if (page.length < PAGE) return;
-      after = page.at(-1) ?? null;
-    }
+  #pages(of: "replaced" | "live", sign: 1 | -1): Generator<SnapshotOp, void, StoredRecord[] | undefined> {
+    return eachStored(of, (r) => {
+      const value = parse(r.rawJson);
+      // A plan another company held, taken over by this one: its old content was not ours.
+      if (
+        value === undefined ||
+        (r.entity === "plan" && (value as { company_id?: unknown }).company_id !== this.companyId)
+      )
+        return null;
+      this.#obs.record(r.entity, value, sign, r.id);
+      return null;
+    });
   }
 }
 

@@ -8,21 +8,14 @@
 import { normalizePlan, readPlan, readReport } from "../normalize/index.js";
 import type { PlanRowSet, ReportRowSet } from "../schema/index.js";
 import { emptyCounts, type RunCounts, type RunEnd } from "../store/port-runs.js";
-import type {
-  SnapshotIndex,
-  SnapshotOp,
-  SnapshotOps,
-  StoredKey,
-  StoredRecord,
-} from "../store/port-snapshot.js";
+import type { SnapshotIndex, SnapshotOp, SnapshotOps, StoredRecord } from "../store/port-snapshot.js";
 import type { SyncDeps } from "./company.js";
 import { companyRun } from "./company-run.js";
 import type { RunObserver } from "./observing.js";
 import { contentHash } from "./plan-list.js";
 import type { CompanySyncResult } from "./run.js";
 import { DEFAULT_SCHEMA, observerFor } from "./schema-settings.js";
-
-const PAGE = 2000;
+import { eachStored } from "./stored.js";
 
 /** What a replay needs: a sync's deps but the service (it calls none). */
 export type ReplayDeps = Omit<SyncDeps, "client" | "signal" | "onProgress" | "readAheadBytes">;
@@ -76,30 +69,17 @@ interface ReplayInput {
  */
 export function* replayOps(index: SnapshotIndex, input: ReplayInput): SnapshotOps {
   const { counts, errors, observer } = input;
-  if (observer) yield* observer.countStored(index.plans.byId.size > 0);
-  for (let after: StoredKey | null = null; ; ) {
-    const page: StoredRecord[] = (yield { op: "stored", of: "live", after, limit: PAGE }) ?? [];
-    for (const r of page) {
-      const op = rewrite(input, r);
-      if (op) yield op;
-    }
-    if (page.length < PAGE) break;
-    after = page.at(-1) ?? null;
-  }
+  if (observer) yield* observer.countStored();
+  yield* eachStored("live", (r) => rewrite(input, r));
   const admitted = new Set<string>();
-  for (let after: StoredKey | null = null; ; ) {
-    const page: StoredRecord[] = (yield { op: "stored", of: "rejected", after, limit: PAGE }) ?? [];
-    for (const r of page) {
-      const key = `${r.entity} ${r.id}`;
-      if (admitted.has(key)) continue;
-      admitted.add(key);
-      const op = admit(index, input, r);
-      if (op) yield op;
-      else counts.rejected++;
-    }
-    if (page.length < PAGE) break;
-    after = page.at(-1) ?? null;
-  }
+  yield* eachStored("rejected", (r) => {
+    const key = `${r.entity} ${r.id}`;
+    if (admitted.has(key)) return null;
+    admitted.add(key);
+    const op = admit(index, input, r);
+    if (!op) counts.rejected++;
+    return op;
+  });
   if (observer) {
     yield* observer.uncountReplaced();
     const write = observer.finish(input.runId, input.startedAt, false);
@@ -127,7 +107,7 @@ function rewrite(input: ReplayInput, r: StoredRecord): SnapshotOp | null {
   counts.unchanged++;
   if (r.entity !== "plan") return { op: "report.renormalize", report: read.normalized as ReportRowSet };
   const plan = observer?.strip(read.wire as Record<string, unknown>) ?? (read.normalized as PlanRowSet);
-  return { op: "plan.renormalize", plan, rawJson: read.text, hash: contentHash(read.text) };
+  return { op: "plan.renormalize", plan };
 }
 
 /** A rejected record that reads now (and passes the contract): its write; else null. */

@@ -41,7 +41,7 @@ const MAX_TAIL_CHARS = 64 * 1024;
 
 export function* snapshotOps(index: SnapshotIndex, input: SnapshotInput): SnapshotOps {
   const { errors, observer } = input;
-  if (observer) yield* observer.countStored(index.plans.byId.size > 0 || index.reports.size > 0);
+  if (observer) yield* observer.countStored();
   let plans = { ok: false, listed: false };
   if ("error" in input.plans) {
     // A failed list writes nothing and deletes nothing.

@@ -96,6 +96,19 @@ describe.each(storeKinds())("replay on $name", (kind) => {
     expect((await h.sync(FIRST, { at: T(5) })).counts).toMatchObject({ unchanged: 8, updated: 0 });
   });
 
+  it("starts observing a company of reports only from what it stores (a first replay with schema.observe on)", async () => {
+    await h.close();
+    h = await startHarness(kind, { plans: 0, reports: 2 });
+    const off: SchemaSettings = { ...settings("evolve"), observe: false };
+    expect((await h.sync(FIRST, { at: T(1), schema: off })).status).toBe("succeeded");
+    expect(await h.store.schema.observed({ companyId: FIRST })).toEqual([]);
+    expect((await replay(2)).status).toBe("succeeded");
+    const report = (await h.store.schema.observed({ companyId: FIRST })).find(
+      (p) => p.entity === "scheduled_report" && p.path === "",
+    );
+    expect(report?.present).toBe(2);
+  });
+
   it("applies discard_value to what is stored: the JSON columns lose the paths outside the schema, raw_json keeps them", async () => {
     await h.sync(FIRST, { at: T(1) });
     const plan = await simPlan(h.sim, FIRST, 1002);
