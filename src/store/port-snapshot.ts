@@ -36,7 +36,7 @@ export type SnapshotOp =
   /** A deleted plan came back with the content it had. */
   | { op: "plan.revive"; id: number; hash: string }
   /** A stored plan's rows made again from its stored text (replay): no new version, no sighting. */
-  | { op: "plan.renormalize"; plan: PlanRowSet; rawJson: string; hash: string }
+  | { op: "plan.renormalize"; plan: PlanRowSet }
   /** Seen, unchanged, in a list whose deletions were held back (a complete list says it for all). */
   | { op: "plan.seen"; id: number }
   | { op: "plan.delete"; id: number }

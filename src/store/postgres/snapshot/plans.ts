@@ -114,9 +114,16 @@ export class PlanBatch {
   }
 }
 
+/** A plan's child rows, as COPY lines into the batch's chunks. */
+function renderChildren(batch: PlanBatch, n: PlanRowSet): void {
+  for (const [k, child] of CHILDREN.entries()) {
+    const chunks = batch.children[k] as TextChunks;
+    for (const r of n[child.key]) chunks.add(child.copy.line(r));
+  }
+}
+
 export class PlanWriter {
   readonly #versions = new VersionHistory(plans, planVersions);
-  readonly #copyVersion = copyTable(planVersions, ["versionId"]);
   /** Mobile apps already rendered in this run. */
   readonly #appsSeen = new Set<number>();
   /** Whether this session has the staging table for plans that replace rows. */
@@ -145,30 +152,26 @@ export class PlanWriter {
       deletedAt: null,
     });
     batch.plans.push({ id, known, line: Buffer.from(line), apps });
-    for (const [k, child] of CHILDREN.entries()) {
-      const chunks = batch.children[k] as TextChunks;
-      for (const r of n[child.key]) chunks.add(child.copy.line(r));
-    }
-    batch.versions.add(
-      this.#copyVersion.line({ id, contentHash: hash, validFrom: at, validTo: null, rawJson: null, runId }),
-    );
+    renderChildren(batch, n);
+    batch.versions.add(this.#versions.line(id, hash, at, runId));
   }
 
-  /** Adds a stored plan's rows made again from its stored text (replay): no version, no sighting. */
-  renderRewrite(batch: PlanBatch, n: PlanRowSet, rawJson: string, hash: string): void {
+  /**
+   * Adds a stored plan's rows made again from its stored text (replay): no version, no sighting.
+   * Its bookkeeping columns (the text and hash among them) stay as they are (REWRITE_FROM_STAGING
+   * leaves them out): the line carries placeholders for them.
+   */
+  renderRewrite(batch: PlanBatch, n: PlanRowSet): void {
     const { at } = this.ctx;
     const line = copyPlans.line(n.plan, {
-      rawJson,
-      contentHash: hash,
+      rawJson: "",
+      contentHash: "",
       firstSeenAt: at,
       seenAt: at,
       deletedAt: null,
     });
     batch.rewrites.push({ id: n.plan.id as number, line: Buffer.from(line) });
-    for (const [k, child] of CHILDREN.entries()) {
-      const chunks = batch.children[k] as TextChunks;
-      for (const r of n[child.key]) chunks.add(child.copy.line(r));
-    }
+    renderChildren(batch, n);
   }
 
   /**
@@ -217,7 +220,7 @@ export class PlanWriter {
       if (buffers.length) await copyText(db, child.copy.statement, buffers);
     }
     const versions = batch.versions.buffers();
-    if (versions.length) await copyText(db, this.#copyVersion.statement, versions);
+    if (versions.length) await copyText(db, this.#versions.statement, versions);
   }
 
   /** Rows that exist: copied into the session's staging table, then written from it by `statement`. */

@@ -40,19 +40,21 @@ export class VersionHistory {
       WHERE id = ANY($2::bigint[]) AND valid_to IS NULL`;
   }
 
+  /** The COPY statement that `line`'s lines go to. */
+  get statement(): string {
+    return this.#copy.statement;
+  }
+
+  /** The COPY line of a version that begins with the row's content (the row holds its text). */
+  line(id: number, contentHash: string, at: string, runId: number): string {
+    return this.#copy.line({ id, contentHash, validFrom: at, validTo: null, rawJson: null, runId });
+  }
+
   /** Versions begin with the rows' contents (the rows hold their texts). */
   async open(db: PoolClient, items: readonly NewVersion[], at: string, runId: number): Promise<void> {
     if (!items.length) return;
     let text = "";
-    for (const i of items)
-      text += this.#copy.line({
-        id: i.id,
-        contentHash: i.contentHash,
-        validFrom: at,
-        validTo: null,
-        rawJson: null,
-        runId,
-      });
+    for (const i of items) text += this.line(i.id, i.contentHash, at, runId);
     await copyText(db, this.#copy.statement, [text]);
   }
 

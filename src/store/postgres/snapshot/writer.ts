@@ -92,7 +92,7 @@ export class SnapshotWriter {
         return;
       case "plan.renormalize":
         await this.#planOp(o.plan.plan.id as number, (b) =>
-          this.#plans.renderRewrite(b.contents, o.plan, o.rawJson, o.hash),
+          this.#plans.renderRewrite(b.contents, o.plan),
         );
         return;
       case "plan.revive":
