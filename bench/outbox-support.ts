@@ -8,8 +8,6 @@ export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 export const PER_TX = 20;
 /** The builder is kept unless it costs more than this over hand-written SQL. */
 export const MARGIN = 0.1;
-export const PG_URL =
-  process.env.BENCH_PG_URL ?? process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 export const NOW = "2026-01-01T00:00:00.000Z";
 
 export interface Pair {

@@ -12,83 +12,73 @@
  * 3. The scenario upsert of a settle.
  * Each side runs ROUNDS times, alternating; the best round of each is compared.
  */
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { databaseTarget, maskUrl } from "../src/config/index.js";
 import { openPostgresStore } from "../src/store/postgres/index.js";
 import { openSqliteStore } from "../src/store/sqlite/index.js";
 import { postgresPairs } from "./outbox-postgres.js";
 import { sqlitePairs } from "./outbox-sqlite.js";
-import { MARGIN, type Pair, PG_URL, ROUNDS, timed } from "./outbox-support.js";
-import { fmt } from "./support.js";
+import { MARGIN, type Pair, ROUNDS, timed } from "./outbox-support.js";
+import { BenchDatabases, bestInTurn, fmt, PG_URL, Report } from "./support.js";
 
-/** Best round of each side, alternating; prints the line; true when the adapter's choice holds. */
-async function measure(store: string, p: Pair): Promise<boolean> {
-  const best = { drizzle: Number.POSITIVE_INFINITY, driver: Number.POSITIVE_INFINITY };
-  for (let r = 0; r < ROUNDS; r++) {
-    for (const side of ["drizzle", "driver"] as const) {
-      await p.reset();
-      best[side] = Math.min(best[side], await timed(p[side]));
-    }
-  }
-  const extra = best.drizzle / best.driver - 1;
+/** Best round of each side, in turn; prints the line; counts whether the adapter's choice holds. */
+async function measure(report: Report, store: string, p: Pair): Promise<void> {
+  const side = (run: () => Promise<void>) => async () => {
+    await p.reset();
+    return timed(run);
+  };
+  const [drizzle, driver] = (await bestInTurn(ROUNDS, [side(p.drizzle), side(p.driver)], (ms) => ms)).map(
+    (s) => s.best,
+  ) as [number, number];
+  const extra = drizzle / driver - 1;
   const choose = extra > MARGIN ? "driver" : "drizzle";
   const ok = choose === p.uses || p.because !== undefined;
   const us = (ms: number) => fmt((ms * 1000) / p.ops, 1).padStart(7);
   console.log(
-    `  ${store.padEnd(9)} ${p.what.padEnd(44)} drizzle ${us(best.drizzle)} µs  driver ${us(best.driver)} µs  ` +
+    `  ${store.padEnd(9)} ${p.what.padEnd(44)} drizzle ${us(drizzle)} µs  driver ${us(driver)} µs  ` +
       `drizzle ${extra >= 0 ? "+" : ""}${fmt(extra * 100, 0)}% -> ${choose}; the adapter: ${p.uses}` +
       `${p.because ? ` (${p.because})` : ""}${ok ? "" : "  MISMATCH"}`,
   );
-  return ok;
+  report.tally(`${store}: ${p.what}`, ok);
 }
 
 async function main(): Promise<number> {
-  let ok = true;
+  const report = new Report("bench:outbox");
   console.log(
     `outbox statements run by drizzle or by the driver (best of ${ROUNDS} rounds; the driver only where drizzle costs > ${MARGIN * 100}%)`,
   );
   const dir = mkdtempSync(join(tmpdir(), "tas-bench-outbox-"));
   const sqliteStore = openSqliteStore(join(dir, "outbox.db"));
   try {
-    for (const p of sqlitePairs(sqliteStore)) ok = (await measure("sqlite", p)) && ok;
+    for (const p of sqlitePairs(sqliteStore)) await measure(report, "sqlite", p);
   } finally {
     await sqliteStore.close();
     rmSync(dir, { recursive: true, force: true });
   }
-  const admin = new pg.Client({ connectionString: PG_URL });
+  const dbs = new BenchDatabases();
   try {
-    await admin.connect();
+    await dbs.connect();
   } catch (err) {
     console.log(
       `  postgres   skipped: PostgreSQL at ${maskUrl(PG_URL)} does not answer (${(err as Error).message})`,
     );
-    return ok ? 0 : 1;
+    return report.end();
   }
-  const name = `tas_bench_${randomBytes(6).toString("hex")}`;
   try {
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = new URL(PG_URL);
-    url.pathname = `/${name}`;
-    const target = databaseTarget(url.toString());
+    const target = databaseTarget(await dbs.create());
     if (target.dialect !== "postgres") throw new Error("not a postgres URL");
     const store = await openPostgresStore(target, { poolSize: 2 });
     try {
-      for (const p of postgresPairs(store)) ok = (await measure("postgres", p)) && ok;
+      for (const p of postgresPairs(store)) await measure(report, "postgres", p);
     } finally {
       await store.close();
     }
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-    await admin.end();
+    await dbs.dropAll();
   }
-  console.log(
-    ok ? "overall: PASS (each adapter runs each statement as the figures call for)" : "overall: FAIL",
-  );
-  return ok ? 0 : 1;
+  return report.end();
 }
 
 process.exitCode = await main();

@@ -8,7 +8,7 @@
  *   3. COPY into a temp table, then INSERT ... SELECT ... ON CONFLICT, 500 rows a COPY,
  *   4. the same two with 5,000 rows a statement.
  * Each is timed three times on a fresh table (best of 3), into a database made for the run at
- * PG_URL and dropped after. Prints ms and the speed-up over the baseline; the target: the
+ * BENCH_PG_URL or PG_URL and dropped after. Prints ms and the speed-up over the baseline; the target: the
  * store's way of upserting (unnest, as batchInserter writes it) at least twice as fast as one
  * INSERT per row. Ends with one verdict line; exits 1 when the target is missed.
  */
@@ -16,7 +16,6 @@ import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { getTableColumns } from "drizzle-orm";
-import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import { databaseTarget } from "../src/config/index.js";
 import type { PlanRow } from "../src/schema/index.js";
@@ -24,10 +23,9 @@ import { plans } from "../src/schema/postgres/index.js";
 import { openPostgresStore, type PostgresStore } from "../src/store/postgres/index.js";
 import type { PoolClient } from "../src/store/postgres/pool.js";
 import { batchInserter } from "../src/store/postgres/sql.js";
-import { fmt, Report } from "./support.js";
+import { BenchDatabases, fmt, Report } from "./support.js";
 
 const ROWS = Number(process.env.BENCH_PG_ROWS ?? 20_000);
-const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const ROUNDS = 3;
 
 const entries = Object.entries(getTableColumns(plans));
@@ -136,13 +134,8 @@ async function time(store: PostgresStore, method: Method, rows: PlanRow[]): Prom
 
 async function main(): Promise<number> {
   const report = new Report("bench:pg-batch");
-  const name = `tas_bench_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(PG_URL);
-  url.pathname = `/${name}`;
-  const target = databaseTarget(url.toString());
+  const dbs = new BenchDatabases();
+  const target = databaseTarget(await dbs.create());
   if (target.dialect !== "postgres") throw new Error("PG_URL is not a postgres URL");
   const store = await openPostgresStore(target);
   try {
@@ -172,8 +165,7 @@ async function main(): Promise<number> {
     );
   } finally {
     await store.close();
-    await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
-    await admin.end();
+    await dbs.dropAll();
   }
   return report.end();
 }

@@ -31,7 +31,7 @@ import {
   simScenarios,
   writeSeed,
 } from "./push-support.js";
-import { fmt, peakRssMb, type SpawnedSimulator, spawnSimulator, verdict } from "./support.js";
+import { fmt, peakRssMb, Report, type SpawnedSimulator, spawnSimulator, verdict } from "./support.js";
 
 const ROWS = Number(process.env.BENCH_PUSH_ROWS ?? 10_000);
 /**
@@ -260,19 +260,18 @@ function enqueue(env: Env): Promise<boolean> {
   });
 }
 
-async function phases(env: Env): Promise<boolean[]> {
+/** Each phase prints its own lines and verdict; the report counts them, by the names BENCH_ONLY takes. */
+async function phases(env: Env, report: Report): Promise<void> {
   const all = [
     ["nolimit", noLimitPhase],
     ["rate", ratePhase],
     ["enqueue", enqueue],
   ] as const;
-  const results: boolean[] = [];
   for (const [name, phase] of all) {
     if (!ONLY.has(name)) continue;
     if (env.signal.aborted) throw new Error("interrupted");
-    results.push(await phase(env));
+    report.tally(name, await phase(env));
   }
-  return results;
 }
 
 async function main(): Promise<void> {
@@ -290,16 +289,13 @@ async function main(): Promise<void> {
     console.log(
       `bench:push — company ${company.id}, projects ${company.projectIds.join(", ")} (simulator in a child process), Redis ${REDIS_URL}`,
     );
-    const results = await phases(env);
+    const report = new Report("bench:push");
+    await phases(env, report);
     const rss = peakRssMb();
     console.log("");
     console.log(`peak RSS of the bench process: ${fmt(rss)} MB`);
-    const ok = results.every(Boolean);
-    console.log(
-      `bench:push: ${verdict(ok)} (${results.filter(Boolean).length} of ${results.length} phases met their targets)`,
-    );
     // A missed target fails the command, not only the line.
-    if (!ok) process.exitCode = 1;
+    if (report.end() !== 0) process.exitCode = 1;
   } finally {
     await sim.stop();
     const deleted = await deleteKeys(REDIS_URL, prefix);

@@ -1,7 +1,13 @@
-/** Benchmark helpers: spawn the simulator as its own process, format figures. */
+/**
+ * Benchmark helpers: spawn the simulator as its own process, databases made for the run,
+ * rounds in turn, figures and the verdict line.
+ */
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { maskUrl } from "../src/config/index.js";
 import { readListeningEvent } from "../src/simulator/command-output.js";
 
 export interface SpawnedSimulator {
@@ -87,9 +93,15 @@ export class Report {
 
   /** A check that is no ratio (a count that must be 0, a phase that must complete). */
   check(label: string, ok: boolean, detail: string): boolean {
+    this.tally(label, ok);
+    console.log(`${label.padEnd(44)} ${detail}  ${verdict(ok)}`);
+    return ok;
+  }
+
+  /** A target whose line the bench printed in a form of its own: counted, not printed. */
+  tally(label: string, ok: boolean): boolean {
     this.#targets++;
     if (!ok) this.#missed.push(label);
-    console.log(`${label.padEnd(44)} ${detail}  ${verdict(ok)}`);
     return ok;
   }
 
@@ -104,21 +116,10 @@ export class Report {
   }
 }
 
-/** Runs `run` `rounds` times (in order); returns every result, and the best by `score` (lowest). */
-export async function bestOf<T>(
-  rounds: number,
-  run: (round: number) => Promise<T>,
-  score: (t: T) => number,
-): Promise<{ best: T; all: T[] }> {
-  const all: T[] = [];
-  for (let i = 0; i < rounds; i++) all.push(await run(i));
-  const best = all.reduce((a, b) => (score(b) < score(a) ? b : a));
-  return { best, all };
-}
-
 /**
  * Several sides run in turn, round after round (a, b, a, b...), so that a machine growing busier
- * or quieter during the bench weighs on all alike; the best run of each side is kept.
+ * or quieter during the bench weighs on all alike; the best run of each side (lowest `score`) is
+ * kept, with every run. One side: that side `rounds` times.
  */
 export async function bestInTurn<T>(
   rounds: number,
@@ -131,3 +132,43 @@ export async function bestInTurn<T>(
 }
 
 export const MB = 1_000_000;
+
+/** The PostgreSQL server the benches make their databases on. */
+export const PG_URL =
+  process.env.BENCH_PG_URL ?? process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+/** Databases made for the run at PG_URL, each dropped by `dropAll`. */
+export class BenchDatabases {
+  readonly #admin = new pg.Client({ connectionString: PG_URL });
+  readonly #made: string[] = [];
+  #connected = false;
+
+  /** Connects to the server once; the driver's error when it does not answer. */
+  async connect(): Promise<void> {
+    if (this.#connected) return;
+    await this.#admin.connect();
+    this.#connected = true;
+  }
+
+  /** A new empty database; its URL. */
+  async create(): Promise<string> {
+    try {
+      await this.connect();
+    } catch (err) {
+      throw new Error(`PostgreSQL at ${maskUrl(PG_URL)} does not answer: ${(err as Error).message}`);
+    }
+    const name = `tas_bench_${randomBytes(6).toString("hex")}`;
+    await this.#admin.query(`CREATE DATABASE ${name}`);
+    this.#made.push(name);
+    const url = new URL(PG_URL);
+    url.pathname = `/${name}`;
+    return url.toString();
+  }
+
+  async dropAll(): Promise<void> {
+    if (!this.#connected) return;
+    for (const name of this.#made)
+      await this.#admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+    await this.#admin.end();
+  }
+}

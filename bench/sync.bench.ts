@@ -16,9 +16,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
 import { createLogger } from "../src/log.js";
-import { bestInTurn, bestOf, fmt, MB, Report, spawnSimulator } from "./support.js";
+import { BenchDatabases, bestInTurn, fmt, MB, Report, spawnSimulator } from "./support.js";
 import type { ChildInput, ChildResult } from "./sync/child.js";
-import { BenchDatabases, runChild } from "./sync/run-child.js";
+import { runChild } from "./sync/run-child.js";
 import { concurrentPhase } from "./sync-concurrent.js";
 
 const PLANS = Number(process.env.BENCH_PLANS ?? 100_000);
@@ -81,11 +81,11 @@ async function sqlitePhase(sim: Sim, dir: string, report: Report): Promise<void>
   console.log("SQLite");
   let n = 0;
   const fresh = () => join(dir, `db-${n++}.sqlite`);
-  const download = await bestOf(
+  const [download] = (await bestInTurn(
     ROUNDS,
-    () => runChild({ mode: "download", ...sim }),
+    [() => runChild({ mode: "download", ...sim })],
     (r) => r.ms,
-  );
+  )) as [Runs];
   // In turn: raw, sync, sync without observing, raw... (the last is compared further down).
   const [raw, sync, off] = (await bestInTurn(
     ROUNDS,
