@@ -5,8 +5,10 @@
  */
 import type { Logger } from "../log.js";
 import type { Owner, RunStore } from "../store/port-runs.js";
+import type { SnapshotOps, SnapshotStore } from "../store/port-snapshot.js";
 import { noTelemetry, type Telemetry } from "../telemetry.js";
 import { holdLease, LEASE_MS } from "./lease.js";
+import type { RunObserver } from "./observing.js";
 import { thisProcess } from "./owner.js";
 import { type CompanySyncResult, type RunContext, type RunEnding, RunRecorder, skipped } from "./run.js";
 
@@ -60,4 +62,45 @@ export async function companyRun(
   } finally {
     await held.lease.release();
   }
+}
+
+/** What a run's snapshot operations leave to read once they are applied. */
+export interface AppliedState {
+  observer: RunObserver | null;
+  errors: string[];
+  /** Deletions of plans held back (a list that was not complete), or null. */
+  heldBack: () => number | null;
+}
+
+/**
+ * Applies a run's snapshot operations (read against the index of `generation`) and says how
+ * the run ends; null when the company's data moved since that index (fetch and read again).
+ */
+export async function applySnapshot(
+  deps: { store: { snapshots: SnapshotStore }; telemetry?: Telemetry | undefined },
+  run: RunHandle,
+  generation: number,
+  ops: SnapshotOps,
+  state: AppliedState,
+  signal?: AbortSignal,
+): Promise<RunEnding | null> {
+  const { ctx, runId } = run;
+  const meta = {
+    companyId: ctx.companyId,
+    runId,
+    startedAt: ctx.started.toISOString(),
+    generation,
+    finishedAt: () => ctx.clock().toISOString(),
+  };
+  const applied = await deps.store.snapshots.apply(meta, ops, signal);
+  if (!applied.applied) return applied.reason === "superseded" ? { kind: "superseded", ...applied } : null;
+  if (state.observer?.changes.length)
+    deps.telemetry?.schemaChanged(ctx.companyId, runId, state.observer.changes);
+  return {
+    kind: "applied",
+    end: applied.end,
+    writeMs: applied.writeMs,
+    errors: state.errors,
+    heldBack: state.heldBack(),
+  };
 }

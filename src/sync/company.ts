@@ -12,7 +12,7 @@ import type { Logger } from "../log.js";
 import type { Store } from "../store/port.js";
 import { emptyCounts, type Owner } from "../store/port-runs.js";
 import type { Telemetry } from "../telemetry.js";
-import { companyRun } from "./company-run.js";
+import { applySnapshot, companyRun, type RunHandle } from "./company-run.js";
 import { fetchSnapshot } from "./fetch.js";
 import type { CompanySyncResult, RunEnding } from "./run.js";
 import { DEFAULT_SCHEMA, observerFor, type SchemaSettings } from "./schema-settings.js";
@@ -66,10 +66,10 @@ export async function syncCompany(deps: SyncDeps, input: CompanySyncInput): Prom
   deps.signal?.addEventListener("abort", onStop, { once: true });
   if (deps.signal?.aborted) onStop();
   try {
-    return await companyRun(deps, input.companyId, input.trigger, async ({ runId, ctx }) => {
-      ctx.log.info({ runId, reports: input.reportIds.length }, "sync started");
+    return await companyRun(deps, input.companyId, input.trigger, async (run) => {
+      run.ctx.log.info({ runId: run.runId, reports: input.reportIds.length }, "sync started");
       try {
-        return await fetchAndApply(deps, input, runId, ctx.started.toISOString(), stop.signal);
+        return await fetchAndApply(deps, input, run, stop.signal);
       } catch (err) {
         if (err instanceof Cancelled) return { kind: "cancelled", why: err.why };
         throw err;
@@ -84,13 +84,13 @@ export async function syncCompany(deps: SyncDeps, input: CompanySyncInput): Prom
 async function fetchAndApply(
   deps: SyncDeps,
   input: CompanySyncInput,
-  runId: number,
-  startedAt: string,
+  run: RunHandle,
   signal: AbortSignal,
 ): Promise<RunEnding> {
   const { store, client } = deps;
   const { companyId } = input;
-  const clock = deps.now ?? (() => new Date());
+  const { runId, ctx } = run;
+  const log = ctx.log.child({ runId });
   const progress = (phase: SyncProgress["phase"], records: number, bytes: number) =>
     deps.onProgress?.({ companyId, phase, records, bytes });
   const checkAbort = () => {
@@ -104,7 +104,7 @@ async function fetchAndApply(
       signal,
       checkAbort,
       onProgress: progress,
-      log: deps.logger.child({ companyId, runId }),
+      log,
       ...(deps.readAheadBytes === undefined ? {} : { readAheadBytes: deps.readAheadBytes }),
     });
     try {
@@ -118,40 +118,25 @@ async function fetchAndApply(
         errors: [] as string[],
         heldBack: { plans: null as number | null },
       };
-      const applied = await store.snapshots.apply(
-        {
-          companyId,
-          runId,
-          startedAt,
-          generation: index.generation,
-          finishedAt: () => clock().toISOString(),
-        },
-        snapshotOps(index, {
-          ...state,
-          runId,
-          startedAt,
-          observer,
-          plans: fetched.plans,
-          reports: fetched.reports,
-        }),
+      const ops = snapshotOps(index, {
+        ...state,
+        runId,
+        startedAt: ctx.started.toISOString(),
+        observer,
+        plans: fetched.plans,
+        reports: fetched.reports,
+      });
+      const ending = await applySnapshot(
+        deps,
+        run,
+        index.generation,
+        ops,
+        { observer, errors: state.errors, heldBack: () => state.heldBack.plans },
         signal,
       );
-      if (applied.applied && observer?.changes.length)
-        deps.telemetry?.schemaChanged(companyId, runId, observer.changes);
-      if (applied.applied)
-        return {
-          kind: "applied",
-          end: applied.end,
-          writeMs: applied.writeMs,
-          errors: state.errors,
-          heldBack: state.heldBack.plans,
-        };
-      if (applied.reason === "superseded") return { kind: "superseded", ...applied };
+      if (ending) return ending;
       if (attempt >= MAX_ATTEMPTS) return { kind: "stale", attempts: attempt };
-      deps.logger.warn(
-        { companyId, runId, attempt },
-        "the company's data changed during the sync; fetching again",
-      );
+      log.warn({ attempt }, "the company's data changed during the sync; fetching again");
     } finally {
       fetched.dispose();
     }

@@ -10,7 +10,7 @@ import type { PlanRowSet, ReportRowSet } from "../schema/index.js";
 import { emptyCounts, type RunCounts, type RunEnd } from "../store/port-runs.js";
 import type { SnapshotIndex, SnapshotOp, SnapshotOps, StoredRecord } from "../store/port-snapshot.js";
 import type { SyncDeps } from "./company.js";
-import { companyRun } from "./company-run.js";
+import { applySnapshot, companyRun } from "./company-run.js";
 import type { RunObserver } from "./observing.js";
 import { contentHash } from "./plan-list.js";
 import type { CompanySyncResult } from "./run.js";
@@ -22,34 +22,19 @@ export type ReplayDeps = Omit<SyncDeps, "client" | "signal" | "onProgress" | "re
 
 export async function replayCompany(deps: ReplayDeps, companyId: number): Promise<CompanySyncResult> {
   const { store } = deps;
-  return companyRun(deps, companyId, "replay", async ({ runId, ctx }) => {
-    const startedAt = ctx.started.toISOString();
+  return companyRun(deps, companyId, "replay", async (run) => {
     const schema = deps.schema ?? DEFAULT_SCHEMA;
     const index = await store.snapshots.index(companyId, []);
     const observer = schema.observe ? await observerFor(store, companyId, schema) : null;
     const state = { counts: emptyCounts(), errors: [] as string[] };
-    const applied = await store.snapshots.apply(
-      {
-        companyId,
-        runId,
-        startedAt,
-        generation: index.generation,
-        finishedAt: () => ctx.clock().toISOString(),
-      },
-      replayOps(index, { companyId, runId, startedAt, observer, ...state }),
-    );
-    if (!applied.applied)
-      return applied.reason === "superseded"
-        ? { kind: "superseded", ...applied }
-        : { kind: "stale", attempts: 1 };
-    if (observer?.changes.length) deps.telemetry?.schemaChanged(companyId, runId, observer.changes);
-    return {
-      kind: "applied",
-      end: applied.end,
-      writeMs: applied.writeMs,
+    const startedAt = run.ctx.started.toISOString();
+    const ops = replayOps(index, { companyId, runId: run.runId, startedAt, observer, ...state });
+    const ending = await applySnapshot(deps, run, index.generation, ops, {
+      observer,
       errors: state.errors,
-      heldBack: null,
-    };
+      heldBack: () => null,
+    });
+    return ending ?? { kind: "stale", attempts: 1 };
   });
 }
 
