@@ -96,10 +96,7 @@ export async function failWithDescendants(
 
 function failDescendants(outbox: OutboxStore, key: string, now: string): Promise<number> {
   return settleBelow(outbox, [key], (parent, children) =>
-    outbox.failMany(
-      children.map((child) => ({ key: child, code: "PARENT_FAILED", message: `parent failed: ${parent}` })),
-      now,
-    ),
+    outbox.failMany(children, { code: "PARENT_FAILED", message: `parent failed: ${parent}` }, now),
   );
 }
 

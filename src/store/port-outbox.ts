@@ -149,8 +149,8 @@ export interface OutboxStore {
   settleCreated(key: string, scenario: ScenarioRow, now: string): Promise<Settled>;
   markExists(key: string, message: string, now: string): Promise<boolean>;
   markFailed(key: string, settle: Settle, attempt: AttemptKnowledge, now: string): Promise<boolean>;
-  /** Fail several unsettled rows (no attempt of theirs in flight); returns how many. */
-  failMany(rows: readonly ({ key: string } & Settle)[], now: string): Promise<number>;
+  /** Fail several unsettled rows for one reason (no attempt of theirs in flight); returns how many. */
+  failMany(keys: readonly string[], settle: Settle, now: string): Promise<number>;
   /** Pending or queued rows wait for their parent's id: blocked, with why. */
   block(keys: readonly string[], settle: Settle, now: string): Promise<number>;
   /** The company's credentials were refused: its pending and queued rows are held, with why. */

@@ -404,6 +404,34 @@ describe.each(storeKinds())("the push outbox on $name", (kind) => {
       expect(await outbox.beginAttempt("a", T1)).toBe(true);
     });
 
+    it("blocks and fails more rows at once than a statement has parameters, settled rows left alone", async () => {
+      const keys = Array.from({ length: 70_000 }, (_, i) => `r${i}`);
+      await outbox.record(
+        keys.map((k) => row(k)),
+        "b",
+        "/a",
+        T0,
+      );
+      await created("r0");
+      expect(await outbox.beginAttempt("r1", T0)).toBe(false);
+      expect(await outbox.block(keys, fail("PARENT_ID_UNKNOWN", "waits"), T1)).toBe(keys.length - 1);
+      expect(await outbox.get("r2")).toMatchObject({ status: "blocked", errorCode: "PARENT_ID_UNKNOWN" });
+      expect(await outbox.failMany(keys, fail("PARENT_FAILED", "parent failed: p"), T1)).toBe(
+        keys.length - 1,
+      );
+      expect(await outbox.get(keys.at(-1) as string)).toMatchObject({
+        status: "failed",
+        errorCode: "PARENT_FAILED",
+        lastError: "parent failed: p",
+        uncertain: false,
+      });
+      // An attempt left in flight becomes doubt, as markFailed with nothing known of it.
+      expect(await outbox.get("r1")).toMatchObject({ status: "failed", inFlight: false, uncertain: true });
+      expect(await status("r0")).toBe("created");
+      expect(await outbox.failMany([], fail("PARENT_FAILED"), T1)).toBe(0);
+      expect(await outbox.block([], fail("PARENT_ID_UNKNOWN"), T1)).toBe(0);
+    });
+
     it("puts failed rows back to pending, all of them or by code or key", async () => {
       await outbox.record([row("a"), row("b"), row("c"), row("ok")], "b", "/a", T0);
       await failWithDescendants(outbox, "a", fail("PROJECT_NOT_FOUND", "x"), "none", T0);

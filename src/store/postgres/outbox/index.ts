@@ -32,7 +32,7 @@ export function postgresOutbox(pool: Pool, group = new PgGroupCommit(pool)): Out
     settleCreated: (key, scenario, now) => write((c) => settleCreated(c, key, scenario, now)),
     markExists: (key, message, now) => write((c) => markExists(c, key, message, now)),
     markFailed: (key, settle, attempt, now) => write((c) => markFailed(c, key, settle, attempt, now)),
-    failMany: (rows, now) => write((c) => failMany(c, rows, now)),
+    failMany: (keys, settle, now) => write((c) => failMany(c, keys, settle, now)),
     block: (keys, settle, now) => write((c) => block(c, keys, settle, now)),
     hold: (companyId, settle, now) => write((c) => hold(c, companyId, settle, now)),
     release: (companyId, now) => write((c) => release(c, companyId, now)),

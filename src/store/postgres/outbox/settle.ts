@@ -1,12 +1,12 @@
 /** Settling outbox rows: only rows in a state the transition applies to (schema/outbox-states.ts). */
-import { and, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import { idUnknown, movable, retryUncertain, writes } from "../../../schema/outbox-states.js";
 import { scenarios } from "../../../schema/postgres/index.js";
 import type { AttemptKnowledge, ScenarioIdSource, ScenarioRow, Settle, Settled } from "../../port-outbox.js";
 import { arg, once, orm } from "../orm.js";
 import type { Db, PoolClient } from "../pool.js";
 import { takeReadyChildren } from "./ready.js";
-import { t } from "./tables.js";
+import { keyInArray, t } from "./tables.js";
 
 const key = sql.placeholder("key");
 /** Every column of `scenarios` as a placeholder of its own name, and null for each (the absent ones). */
@@ -107,14 +107,30 @@ export async function markFailed(
   return rows.length > 0;
 }
 
+/** One statement for every key, whatever their number: the rows still unsettled fail for `settle`. */
 export async function failMany(
   db: PoolClient,
-  rows: readonly ({ key: string } & Settle)[],
+  keys: readonly string[],
+  settle: Settle,
   now: string,
 ): Promise<number> {
-  let n = 0;
-  for (const r of rows) if (await markFailed(db, r.key, r, "none", now)) n++;
-  return n;
+  if (!keys.length) return 0;
+  const uncertain = uncertainAfter("none");
+  const rows = await once(db, "failMany", (o) =>
+    o
+      .update(t)
+      .set({
+        ...writes("fail"),
+        ...(uncertain === undefined ? {} : { uncertain }),
+        errorCode: arg("code"),
+        lastError: arg("message"),
+        updatedAt: arg("now"),
+      })
+      .where(and(keyInArray, movable(t, "fail")))
+      .returning({ key: t.key })
+      .prepare("tas_outbox_fail_many"),
+  ).execute({ keys: [...keys], code: settle.code, message: settle.message, now });
+  return rows.length;
 }
 
 export async function block(
@@ -124,11 +140,14 @@ export async function block(
   now: string,
 ): Promise<number> {
   if (!keys.length) return 0;
-  const rows = await orm(db)
-    .update(t)
-    .set({ ...writes("block"), errorCode: settle.code, lastError: settle.message, updatedAt: now })
-    .where(and(inArray(t.key, [...keys]), movable(t, "block")))
-    .returning({ key: t.key });
+  const rows = await once(db, "block", (o) =>
+    o
+      .update(t)
+      .set({ ...writes("block"), errorCode: arg("code"), lastError: arg("message"), updatedAt: arg("now") })
+      .where(and(keyInArray, movable(t, "block")))
+      .returning({ key: t.key })
+      .prepare("tas_outbox_block"),
+  ).execute({ keys: [...keys], code: settle.code, message: settle.message, now });
   return rows.length;
 }
 

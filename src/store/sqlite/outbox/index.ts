@@ -33,7 +33,7 @@ export function sqliteOutbox(sqlite: Sqlite): OutboxStore {
     settleCreated: (key, scenario, now) => write(() => settleCreated(sqlite, key, scenario, now)),
     markExists: (key, message, now) => write(() => markExists(sqlite, key, message, now)),
     markFailed: (key, settle, attempt, now) => write(() => markFailed(sqlite, key, settle, attempt, now)),
-    failMany: (rows, now) => write(() => failMany(sqlite, rows, now)),
+    failMany: (keys, settle, now) => write(() => failMany(sqlite, keys, settle, now)),
     block: (keys, settle, now) => write(() => block(sqlite, keys, settle, now)),
     hold: (companyId, settle, now) => write(() => hold(sqlite, companyId, settle, now)),
     release: (companyId, now) => write(() => release(sqlite, companyId, now)),

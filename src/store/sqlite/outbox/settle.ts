@@ -105,25 +105,29 @@ export function markFailed(
   return failStatement(sqlite, attempt).run({ key: k, ...settle, now: at }).changes > 0;
 }
 
-export function failMany(sqlite: Sqlite, rows: readonly ({ key: string } & Settle)[], at: string): number {
+/** Each key the same prepared statement (SQLite has no round trip to save), in one transaction. */
+export function failMany(sqlite: Sqlite, keys: readonly string[], settle: Settle, at: string): number {
   const fail = failStatement(sqlite, "none");
   return atomically(sqlite, () => {
     let n = 0;
-    for (const r of rows) n += fail.run({ key: r.key, code: r.code, message: r.message, now: at }).changes;
+    for (const k of keys)
+      n += fail.run({ key: k, code: settle.code, message: settle.message, now: at }).changes;
     return n;
   });
 }
 
 export function block(sqlite: Sqlite, keys: readonly string[], settle: Settle, at: string): number {
-  const db = orm(sqlite);
+  const update = once(sqlite, "block", (db) =>
+    db
+      .update(t)
+      .set({ ...writes("block"), errorCode: arg("code"), lastError: arg("message"), updatedAt: arg("now") })
+      .where(and(eq(t.key, key), movable(t, "block")))
+      .prepare(),
+  );
   return atomically(sqlite, () => {
     let n = 0;
     for (const k of keys)
-      n += db
-        .update(t)
-        .set({ ...writes("block"), errorCode: settle.code, lastError: settle.message, updatedAt: at })
-        .where(and(eq(t.key, k), movable(t, "block")))
-        .run().changes;
+      n += update.run({ key: k, code: settle.code, message: settle.message, now: at }).changes;
     return n;
   });
 }
