@@ -57,15 +57,7 @@ export function* reportOps(
       continue;
     }
     counts.fetched++;
-    const r = readReport(f.text, input.companyId);
-    if (!r.ok) {
-      yield reject(r.id ?? f.id, r.reason, f.text);
-      continue;
-    }
-    if (r.id !== f.id) {
-      yield reject(f.id, `asked for report ${f.id}, the service answered with report ${r.id}`, f.text);
-      continue;
-    }
+    // Unchanged (the content stored for this id, which read when it was stored): not read again.
     const hash = contentHash(f.text);
     if (known && known.hash === hash) {
       if (known.deleted) {
@@ -76,6 +68,15 @@ export function* reportOps(
         yield { op: "report.touch", id: f.id };
         counts.unchanged++;
       }
+      continue;
+    }
+    const r = readReport(f.text, input.companyId);
+    if (!r.ok) {
+      yield reject(r.id ?? f.id, r.reason, f.text);
+      continue;
+    }
+    if (r.id !== f.id) {
+      yield reject(f.id, `asked for report ${f.id}, the service answered with report ${r.id}`, f.text);
       continue;
     }
     const verdict = input.observer?.take("scheduled_report", r.wire, f.id);
