@@ -4,28 +4,25 @@ import { UserError } from "../errors.js";
 import { Secret } from "../secret.js";
 import { parseDuration } from "./duration.js";
 
-/** Why "env:NAME" has no value in `env`, or null when it has one (or is no "env:" reference). */
-function envProblem(value: string, env: NodeJS.ProcessEnv): string | null {
-  if (!value.startsWith("env:")) return null;
+/**
+ * The value of "env:NAME" from `env`, or the value itself when it is no "env:" reference; or
+ * why the variable gives none (the message names the variable, never a value).
+ */
+function resolveEnv(value: string, env: NodeJS.ProcessEnv): { value: string } | { problem: string } {
+  if (!value.startsWith("env:")) return { value };
   const name = value.slice(4);
   const found = env[name];
-  if (found === undefined) return `environment variable ${name} is not set`;
-  if (found === "") return `environment variable ${name} is empty`;
-  return null;
+  if (found === undefined) return { problem: `environment variable ${name} is not set` };
+  if (found === "") return { problem: `environment variable ${name} is empty` };
+  return { value: found };
 }
 
-/** The value of "env:NAME" (checked by envProblem first), or the value itself. */
-const envValue = (value: string, env: NodeJS.ProcessEnv) =>
-  value.startsWith("env:") ? (env[value.slice(4)] as string) : value;
-
-/** The value of "env:NAME" from `env`, or an issue that names the variable (never a value). */
+/** As resolveEnv; a problem becomes an issue of the field. */
 function fromEnv(value: string, env: NodeJS.ProcessEnv, ctx: z.RefinementCtx): string | typeof z.NEVER {
-  const problem = envProblem(value, env);
-  if (problem) {
-    ctx.addIssue({ code: "custom", message: problem });
-    return z.NEVER;
-  }
-  return envValue(value, env);
+  const resolved = resolveEnv(value, env);
+  if ("value" in resolved) return resolved.value;
+  ctx.addIssue({ code: "custom", message: resolved.problem });
+  return z.NEVER;
 }
 
 /**
@@ -42,17 +39,21 @@ export const envString = (env: NodeJS.ProcessEnv) =>
     .min(1)
     .transform((value, ctx) => fromEnv(value, env, ctx));
 
-/** A secret string, or "env:NAME"; held in a `Secret` so it cannot be printed by accident. */
+/**
+ * A secret string, or "env:NAME"; held in a `Secret` so it cannot be printed by accident. With
+ * `at` "use", an unset variable becomes an UnsetSecret instead of an issue.
+ */
 export const secret = (env: NodeJS.ProcessEnv, at: SecretsAt = "load") =>
-  at === "load"
-    ? envString(env).transform((v) => new Secret(v))
-    : z
-        .string()
-        .min(1)
-        .transform((value) => {
-          const problem = envProblem(value, env);
-          return problem ? new UnsetSecret(problem) : new Secret(envValue(value, env));
-        });
+  z
+    .string()
+    .min(1)
+    .transform((raw, ctx) => {
+      const resolved = resolveEnv(raw, env);
+      if ("value" in resolved) return new Secret(resolved.value);
+      if (at === "use") return new UnsetSecret(resolved.problem);
+      ctx.addIssue({ code: "custom", message: resolved.problem });
+      return z.NEVER;
+    });
 
 /** A secret whose "env:" variable was unset when a read-only command loaded the config. */
 export class UnsetSecret extends Secret {
@@ -95,24 +96,15 @@ export const url = (protocols: readonly string[], quote = true) =>
 
 /** As `url`, for a URL that may carry a secret (a webhook token): never quoted, held as a Secret. */
 export const secretUrl = (env: NodeJS.ProcessEnv, protocols: readonly string[], at: SecretsAt = "load") =>
-  z
-    .string()
-    .min(1)
-    .transform((raw, ctx) => {
-      const unset = envProblem(raw, env);
-      if (unset && at === "use") return new UnsetSecret(unset);
-      if (unset) {
-        ctx.addIssue({ code: "custom", message: unset });
-        return z.NEVER;
-      }
-      const value = envValue(raw, env);
-      const problem = urlProblem(value, protocols);
-      if (problem) {
-        ctx.addIssue({ code: "custom", message: problem });
-        return z.NEVER;
-      }
-      return new Secret(value);
-    });
+  secret(env, at).transform((value, ctx) => {
+    if (value instanceof UnsetSecret) return value;
+    const problem = urlProblem(value.reveal(), protocols);
+    if (problem) {
+      ctx.addIssue({ code: "custom", message: problem });
+      return z.NEVER;
+    }
+    return value;
+  });
 
 /** A duration text ("30s", "15m", "1h") as milliseconds, at least `minMs`. */
 export const duration = (minMs = 1000) =>

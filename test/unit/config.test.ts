@@ -228,6 +228,18 @@ describe("parseConfig refusals", () => {
       secrets: ["secret-hook-token"],
     },
     {
+      name: "a webhook URL from an env var that is not one, without quoting it",
+      raw: minimal({ alerts: { webhookUrl: "env:TAS_HOOK" } }),
+      env: { TAS_HOOK: "hooks.example/T0/env-hook-token" },
+      mentions: ["alerts.webhookUrl", "expected a URL"],
+      secrets: ["env-hook-token"],
+    },
+    {
+      name: "a webhook URL from an unset env var, naming the variable",
+      raw: minimal({ alerts: { webhookUrl: "env:TAS_NO_HOOK" } }),
+      mentions: ["alerts.webhookUrl", "environment variable TAS_NO_HOOK is not set"],
+    },
+    {
       name: "a duration that is not one",
       raw: minimal({ sync: { every: "15 minutes" } }),
       mentions: ["sync.every", 'expected a duration like "30s", "15m" or "1h", got "15 minutes"'],
