@@ -11,6 +11,10 @@
  *
  * `held`: the row's company's credentials were refused; only that company's rows wait.
  * `blocked`: the row's parent exists but its id is unknown; it waits for set-parent-id.
+ *
+ * Beside the states, each row says what is known of its attempts (`in_flight`: one was written
+ * ahead and has no answer yet; `uncertain`: an earlier one may have created it); how each
+ * attempt's end moves those flags is written here too (attemptBegins, attemptEnds, attemptFails).
  */
 import { type AnyColumn, and, inArray, isNotNull, isNull, or, type SQL, sql, type Table } from "drizzle-orm";
 
@@ -91,6 +95,60 @@ export const OUTCOME_UNKNOWN = "OUTCOME_UNKNOWN";
  */
 export function retryUncertain(t: { errorCode: AnyColumn; uncertain: AnyColumn }): SQL {
   return sql`CASE WHEN ${t.errorCode} = ${OUTCOME_UNKNOWN} THEN (1 = 0) ELSE ${t.uncertain} END`;
+}
+
+/**
+ * What this run knows of the row's in-flight attempt: `none` (it sent nothing; an in-flight
+ * marker is an earlier, crashed attempt's), `sure` (it sent one and the answer says nothing
+ * was created), `unknown` (it sent one and the outcome is unknown), `refused` (it sent one and
+ * the service would not look at it, a 429: nothing was created, and it is not counted).
+ */
+export type AttemptKnowledge = "none" | "sure" | "unknown" | "refused";
+
+/** The columns the attempt rules below read and write, whatever the dialect's table. */
+export interface AttemptColumns {
+  uncertain: AnyColumn;
+  inFlight: AnyColumn;
+  attempts: AnyColumn;
+}
+
+/**
+ * An attempt's write-ahead, committed before it is sent: counted, marked in flight, and a mark
+ * left by an earlier attempt (it crashed, its outcome unknown) folded into `uncertain`.
+ */
+export function attemptBegins(t: AttemptColumns) {
+  return {
+    uncertain: sql`(${t.uncertain} or ${t.inFlight})`,
+    inFlight: true,
+    attempts: sql`${t.attempts} + 1`,
+  };
+}
+
+/**
+ * An attempt that ended without settling the row (a retry follows, or the row waits). Only a
+ * sure answer to our own attempt clears the in-flight mark; otherwise the next attempt's
+ * write-ahead folds it into `uncertain`. A 429 (`refused`) was not looked at: not an attempt,
+ * so it is not counted.
+ */
+export function attemptEnds(
+  t: AttemptColumns,
+  attempt: AttemptKnowledge,
+): { inFlight?: false; attempts?: SQL } {
+  return {
+    ...(attempt === "sure" || attempt === "refused" ? { inFlight: false as const } : {}),
+    ...(attempt === "refused" ? { attempts: sql`${t.attempts} - 1` } : {}),
+  };
+}
+
+/**
+ * What failing a row writes to `uncertain` (besides `fail`'s own clearing of `inFlight`): an
+ * attempt that may have reached the server stays known as uncertain, so that after retry-failed
+ * a name clash counts as "exists" (a sure failure, like a first-attempt name clash, does not).
+ * `none`: a crashed attempt's mark becomes doubt; `unknown`: doubt; `sure`, `refused`: as it was.
+ */
+export function attemptFails(t: AttemptColumns, attempt: AttemptKnowledge): { uncertain?: SQL | true } {
+  if (attempt === "none") return { uncertain: sql`(${t.uncertain} or ${t.inFlight})` };
+  return attempt === "unknown" ? { uncertain: true } : {};
 }
 
 /** The columns a transition writes, whatever the dialect: spread into the adapter's UPDATE. */

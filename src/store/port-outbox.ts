@@ -11,9 +11,9 @@
  */
 
 import type { ScenarioRequestRow, ScenarioRow } from "../schema/index.js";
-import type { RequestStatus } from "../schema/outbox-states.js";
+import type { AttemptKnowledge, RequestStatus } from "../schema/outbox-states.js";
 
-export type { RequestStatus };
+export type { AttemptKnowledge, RequestStatus };
 export type OutboxRow = ScenarioRequestRow;
 export type { ScenarioRow };
 
@@ -37,14 +37,6 @@ export interface Rejection {
   field: string | null;
   reason: string;
 }
-
-/**
- * What this run knows of the row's in-flight attempt: `none` (it sent nothing; an in-flight
- * marker is an earlier, crashed attempt's), `sure` (it sent one and the answer says nothing
- * was created), `unknown` (it sent one and the outcome is unknown), `refused` (it sent one and
- * the service would not look at it, a 429: nothing was created, and it is not counted).
- */
-export type AttemptKnowledge = "none" | "sure" | "unknown" | "refused";
 
 export type ScenarioIdSource = "answer" | "user" | "inline-parent";
 

@@ -1,6 +1,6 @@
 /** Settling outbox rows: only rows in a state the transition applies to (schema/outbox-states.ts). */
-import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
-import { idUnknown, movable, retryUncertain, writes } from "../../../schema/outbox-states.js";
+import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { attemptFails, idUnknown, movable, retryUncertain, writes } from "../../../schema/outbox-states.js";
 import { scenarios } from "../../../schema/postgres/index.js";
 import type { AttemptKnowledge, ScenarioIdSource, ScenarioRow, Settle, Settled } from "../../port-outbox.js";
 import { arg, once, orm } from "../orm.js";
@@ -72,16 +72,6 @@ export async function markExists(db: PoolClient, k: string, message: string, now
   return rows.length > 0;
 }
 
-/**
- * `attempt` says what this run knows of the row's in-flight attempt: one that may have reached
- * the server stays known as `uncertain`, so that after retry-failed a name clash counts as
- * "exists" (a sure failure, like a first-attempt name clash, does not).
- */
-function uncertainAfter(attempt: AttemptKnowledge): SQL | boolean | undefined {
-  if (attempt === "none") return sql`(${t.uncertain} or ${t.inFlight})`;
-  return attempt === "unknown" ? true : undefined; // sure, refused: as it was
-}
-
 export async function markFailed(
   db: PoolClient,
   k: string,
@@ -89,13 +79,12 @@ export async function markFailed(
   attempt: AttemptKnowledge,
   now: string,
 ): Promise<boolean> {
-  const uncertain = uncertainAfter(attempt);
   const rows = await once(db, `markFailed:${attempt}`, (o) =>
     o
       .update(t)
       .set({
         ...writes("fail"),
-        ...(uncertain === undefined ? {} : { uncertain }),
+        ...attemptFails(t, attempt),
         errorCode: arg("code"),
         lastError: arg("message"),
         updatedAt: arg("now"),
@@ -115,13 +104,12 @@ export async function failMany(
   now: string,
 ): Promise<number> {
   if (!keys.length) return 0;
-  const uncertain = uncertainAfter("none");
   const rows = await once(db, "failMany", (o) =>
     o
       .update(t)
       .set({
         ...writes("fail"),
-        ...(uncertain === undefined ? {} : { uncertain }),
+        ...attemptFails(t, "none"),
         errorCode: arg("code"),
         lastError: arg("message"),
         updatedAt: arg("now"),

@@ -1,5 +1,6 @@
 /** What a create job reads of its row, and the write-ahead marks around each attempt. */
 import { and, eq, sql } from "drizzle-orm";
+import { attemptBegins, attemptEnds } from "../../../schema/outbox-states.js";
 import type { AttemptKnowledge, OutboxRow, SendableRow, Settle } from "../../port-outbox.js";
 import { sendableOf } from "../../rows.js";
 import type { Sqlite } from "../connection.js";
@@ -45,9 +46,7 @@ export function beginAttempt(sqlite: Sqlite, k: string, at: string): boolean {
     db
       .update(t)
       .set({
-        uncertain: sql`(${t.uncertain} or ${t.inFlight})`,
-        inFlight: true,
-        attempts: sql`${t.attempts} + 1`,
+        ...attemptBegins(t),
         updatedAt: arg("now"),
       })
       .where(eq(t.key, key))
@@ -64,16 +63,11 @@ export function endAttempt(
   settle: Settle,
   at: string,
 ): void {
-  // Only a sure answer to our own attempt clears the marker; otherwise the next attempt's
-  // write-ahead folds it into `uncertain`. A 429 was not looked at: not an attempt.
-  const sure = attempt === "sure" || attempt === "refused";
-  const uncount = attempt === "refused";
   once(sqlite, `endAttempt:${attempt}`, (db) =>
     db
       .update(t)
       .set({
-        ...(sure ? { inFlight: false } : {}),
-        ...(uncount ? { attempts: sql`${t.attempts} - 1` } : {}),
+        ...attemptEnds(t, attempt),
         errorCode: arg("code"),
         lastError: arg("message"),
         updatedAt: arg("now"),

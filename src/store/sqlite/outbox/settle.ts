@@ -1,6 +1,6 @@
 /** Settling outbox rows: only rows in a state the transition applies to (schema/outbox-states.ts). */
-import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
-import { idUnknown, movable, retryUncertain, writes } from "../../../schema/outbox-states.js";
+import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { attemptFails, idUnknown, movable, retryUncertain, writes } from "../../../schema/outbox-states.js";
 import type { AttemptKnowledge, ScenarioIdSource, ScenarioRow, Settle, Settled } from "../../port-outbox.js";
 import type { Sqlite } from "../connection.js";
 import { takeReadyChildren } from "./ready.js";
@@ -68,24 +68,13 @@ export function markExists(sqlite: Sqlite, k: string, message: string, at: strin
   );
 }
 
-/**
- * `attempt` says what this run knows of the row's in-flight attempt: one that may have reached
- * the server stays known as `uncertain`, so that after retry-failed a name clash counts as
- * "exists" (a sure failure, like a first-attempt name clash, does not).
- */
-function uncertainAfter(attempt: AttemptKnowledge): SQL | boolean | undefined {
-  if (attempt === "none") return sql`(${t.uncertain} or ${t.inFlight})`;
-  return attempt === "unknown" ? true : undefined; // sure, refused: as it was
-}
-
 function failStatement(sqlite: Sqlite, attempt: AttemptKnowledge) {
-  const uncertain = uncertainAfter(attempt);
   return once(sqlite, `markFailed:${attempt}`, (db) =>
     db
       .update(t)
       .set({
         ...writes("fail"),
-        ...(uncertain === undefined ? {} : { uncertain }),
+        ...attemptFails(t, attempt),
         errorCode: arg("code"),
         lastError: arg("message"),
         updatedAt: arg("now"),
