@@ -1,6 +1,11 @@
 /** Pure normalizers: wire objects (api/schemas) to row objects (store/schema). No I/O, no clock. */
 export { DAY_NAMES, type DayOfWeek, daysOfWeekMask, parseDaysOfWeek } from "./days.js";
-export { type MobileMetadata, normalizeMobileApp, parseMobileMetadata } from "./mobile-app.js";
+export {
+  type MobileMetadata,
+  normalizeMobileApp,
+  parseMobileMetadata,
+  readMetadata,
+} from "./mobile-app.js";
 export { normalizePlan } from "./plan.js";
 export { type PlanRead, type RecordRead, type ReportRead, readPlan, readReport } from "./read.js";
 export { idOf, type ParsedJson, parseJson } from "./record.js";

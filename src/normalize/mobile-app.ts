@@ -85,6 +85,44 @@ function readEither(o: Json, m: MobileMetadata): void {
   m.targetSdkVersion = str(o.targetSdkVersion);
 }
 
+/** What a metadata string holds: its JSON object, or why it holds none. */
+export type MetadataRead = { doc: Json; error: null } | { doc: null; error: string };
+
+/**
+ * Metadata strings read lately, by their text: an app is shared by many plans, each plan
+ * carries its metadata string again, and the schema observer walks the same document. The
+ * documents are only read, never changed, so they can be shared. Long strings are not kept.
+ */
+const recent = new Map<string, MetadataRead>();
+const RECENT = 512;
+const RECENT_MAX_LENGTH = 16 * 1024;
+
+/** The JSON object in a metadata string, or why there is none. */
+export function readMetadata(raw: string): MetadataRead {
+  const hit = recent.get(raw);
+  if (hit) return hit;
+  const read = readUncached(raw);
+  if (raw.length <= RECENT_MAX_LENGTH) {
+    if (recent.size >= RECENT) recent.clear();
+    recent.set(raw, read);
+  }
+  return read;
+}
+
+function readUncached(raw: string): MetadataRead {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(raw);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    // The engine's message quotes the offending UTF-16 unit, which can be half a pair.
+    return { doc: null, error: truncate(`invalid JSON: ${message}`, MAX_ERROR_LENGTH).toWellFormed() };
+  }
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc))
+    return { doc: null, error: `metadata is not a JSON object (got ${describe(doc)})` };
+  return { doc: doc as Json, error: null };
+}
+
 /**
  * Typed fields of a mobile app's metadata string. Never throws: a string that is not a
  * JSON object is kept raw in metadataJson and explained in metadataError.
@@ -94,23 +132,13 @@ export function parseMobileMetadata(
   raw: string | null | undefined,
 ): MobileMetadata {
   if (typeof raw !== "string") return emptyMetadata(null, null);
-  let doc: unknown;
-  try {
-    doc = JSON.parse(raw);
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    // The engine's message quotes the offending UTF-16 unit, which can be half a pair.
-    return emptyMetadata(raw, truncate(`invalid JSON: ${message}`, MAX_ERROR_LENGTH).toWellFormed());
-  }
-  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) {
-    return emptyMetadata(raw, `metadata is not a JSON object (got ${describe(doc)})`);
-  }
+  const { doc, error } = readMetadata(raw);
+  if (!doc) return emptyMetadata(raw, error);
   const m = emptyMetadata(raw, null);
-  const o = doc as Json;
   const kind = typeof os === "string" ? os.toUpperCase() : "";
-  if (kind === "ANDROID") readAndroid(o, m);
-  else if (kind === "IOS") readIos(o, m);
-  else readEither(o, m);
+  if (kind === "ANDROID") readAndroid(doc, m);
+  else if (kind === "IOS") readIos(doc, m);
+  else readEither(doc, m);
   return m;
 }
 

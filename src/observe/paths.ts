@@ -7,6 +7,7 @@
  * Inside an entity, nested objects give dotted paths (`glEsVersion.major`), list items `[]`.
  * Pure: no I/O.
  */
+import { readMetadata } from "../normalize/index.js";
 
 export type RecordKind = "plan" | "scheduled_report";
 
@@ -48,27 +49,7 @@ export function metadataOs(app: Record<string, unknown>, slot: "ANDROID" | "IOS"
   return typeof os === "string" && os.length > 0 && os.length <= 20 ? os.toUpperCase() : slot;
 }
 
-/**
- * Documents read lately, by their text: an app is shared by many plans, and each plan carries
- * its metadata string again. Only read (walked, never changed), so they can be shared.
- */
-const recent = new Map<string, Record<string, unknown> | null>();
-const RECENT = 512;
-
-/** The JSON document in a metadata string, or null when it is not a JSON object. */
+/** The JSON document in a metadata string, or null when it is not a JSON object (read once per text: normalize/). */
 export function metadataDocument(value: unknown): Record<string, unknown> | null {
-  if (typeof value !== "string") return null;
-  const hit = recent.get(value);
-  if (hit !== undefined) return hit;
-  let doc: Record<string, unknown> | null = null;
-  try {
-    const parsed = JSON.parse(value) as unknown;
-    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed))
-      doc = parsed as Record<string, unknown>;
-  } catch {
-    doc = null;
-  }
-  if (recent.size >= RECENT) recent.clear();
-  recent.set(value, doc);
-  return doc;
+  return typeof value === "string" ? readMetadata(value).doc : null;
 }
