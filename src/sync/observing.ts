@@ -4,7 +4,7 @@
  * end), and the contract decides on each new or changed record first. Its last operation writes
  * the paths it touched and the changes it found.
  */
-import { normalizePlan } from "../normalize/index.js";
+import { normalizePlan, parseJson } from "../normalize/index.js";
 import { AcceptedSchema, type ContractMode } from "../observe/contract.js";
 import { Observation } from "../observe/observation.js";
 import type { RecordKind } from "../observe/paths.js";
@@ -151,10 +151,8 @@ function refusedChanges(
   );
 }
 
+/** A stored or revived record's JSON value; undefined when its text does not parse. */
 function parse(text: string | Buffer): unknown {
-  try {
-    return JSON.parse(typeof text === "string" ? text : text.toString("utf8")) as unknown;
-  } catch {
-    return undefined;
-  }
+  const parsed = parseJson(typeof text === "string" ? text : text.toString("utf8"));
+  return parsed.ok ? parsed.value : undefined;
 }

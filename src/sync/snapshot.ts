@@ -5,6 +5,7 @@
  */
 import type { ApiError } from "../api/errors.js";
 import { normalizePlan } from "../normalize/index.js";
+import { truncate } from "../normalize/text.js";
 import type { RunCounts, RunEnd } from "../store/port-runs.js";
 import type { SnapshotEnd, SnapshotIndex, SnapshotOp, SnapshotOps } from "../store/port-snapshot.js";
 import type { RunObserver } from "./observing.js";
@@ -167,8 +168,8 @@ function* planOps(
     errors.push(`plans: ${message}`);
     yield planError(e.code, e.status ?? null, message);
     if (cutOff.tail?.length) {
-      const text = cutOff.tail.toString("utf8");
-      const kept = text.length > MAX_TAIL_CHARS ? text.slice(0, MAX_TAIL_CHARS) : text;
+      // Only its start is kept: decoded from as many bytes as could make MAX_TAIL_CHARS units.
+      const kept = truncate(cutOff.tail.subarray(0, 4 * MAX_TAIL_CHARS).toString("utf8"), MAX_TAIL_CHARS);
       yield reject(
         null,
         `the plan list broke off inside this element (${cutOff.tail.length} bytes received)`,
