@@ -13,12 +13,6 @@ export interface Clients {
   close(): Promise<void>;
 }
 
-/** Where a company's credentials are configured: its own block, or the top-level one. */
-function authSource(cfg: Config, id: number): string {
-  const i = cfg.companies.findIndex((c) => c.id === id);
-  return cfg.companies[i]?.auth ? `companies[${i}].auth` : "auth";
-}
-
 export function createClients(cfg: Config, logger: Logger, telemetry?: Telemetry): Clients {
   // Each create job in flight holds a connection: fewer would queue the push's requests
   // behind each other, whatever push.concurrency says.
@@ -37,10 +31,11 @@ export function createClients(cfg: Config, logger: Logger, telemetry?: Telemetry
       let client = clients.get(id);
       if (!client) {
         // Each company keeps its own token: the plan list returns the caller's company.
+        const { auth, source } = authFor(cfg, company(id));
         client = new TasClient({
           http,
           baseUrl: cfg.baseUrl,
-          auth: tokenProviderFor(authFor(cfg, company(id)), http, authSource(cfg, id)),
+          auth: tokenProviderFor(auth, http, source),
           companyId: id,
           maxAttempts: cfg.http.maxAttempts,
           maxResponseBytes: cfg.http.maxResponseBytes,

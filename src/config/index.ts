@@ -122,11 +122,17 @@ export function loadConfig(
   return parseConfig(raw, path, env, secretsAt);
 }
 
-/** The auth that applies to a company: its own, else the default. */
-export function authFor(cfg: Config, company: CompanyConfig): AuthConfig {
-  const auth = company.auth ?? cfg.auth;
-  if (!auth) throw new ConfigError(`companies[${company.id}]: no auth configured`);
-  return auth;
+/**
+ * The auth that applies to a company: its own, else the default; and where it is configured
+ * (`companies[1].auth`, `auth`), for the errors that name the credential.
+ */
+export function authFor(cfg: Config, company: CompanyConfig): { auth: AuthConfig; source: string } {
+  if (company.auth) {
+    const i = cfg.companies.findIndex((c) => c.id === company.id);
+    return { auth: company.auth, source: `companies[${i}].auth` };
+  }
+  if (cfg.auth) return { auth: cfg.auth, source: "auth" };
+  throw new ConfigError(`companies[${company.id}]: no auth configured`);
 }
 
 /** "company 7 is not in the config (configured: 1, 2)": for a company id given that the config lacks. */

@@ -61,8 +61,9 @@ describe("parseConfig", () => {
       logLevel: "info",
       companies: [{ id: 5251, reportIds: [] }],
     });
-    const auth = authFor(cfg, cfg.companies[0]!);
+    const { auth, source } = authFor(cfg, cfg.companies[0]!);
     expect("token" in auth && auth.token.reveal()).toBe("static-token-value");
+    expect(source).toBe("auth");
   });
 
   it("resolves env:VAR secrets from the environment", () => {
@@ -83,8 +84,9 @@ describe("parseConfig", () => {
       "tas.json",
       {},
     );
-    const own = authFor(cfg, cfg.companies[1]!);
+    const { auth: own, source } = authFor(cfg, cfg.companies[1]!);
     expect("token" in own && own.token.reveal()).toBe("company-two-token");
+    expect(source).toBe("companies[1].auth");
   });
 
   it.each([{ url: "http://localhost:8080/R" }, { url: "http://127.0.0.1:9/R" }, { url: "http://[::1]:9/R" }])(
@@ -340,7 +342,7 @@ describe("secrets read when used (read-only commands)", () => {
 
   it("loads a config whose env: secrets are unset, and fails only on reveal, naming the variable", () => {
     const cfg = parseConfig(raw, "tas.json", {}, "use");
-    const auth = authFor(cfg, cfg.companies[0] as NonNullable<(typeof cfg.companies)[0]>);
+    const { auth } = authFor(cfg, cfg.companies[0] as NonNullable<(typeof cfg.companies)[0]>);
     if (!("tokenUrl" in auth)) throw new Error("expected the password grant");
     expect(auth.username.reveal()).toBe("alice");
     expect(() => auth.password.reveal()).toThrow(UnsetSecretError);
