@@ -12,6 +12,8 @@ export interface ColumnShape {
   type: string;
   primary: boolean;
   identity: boolean;
+  /** May hold NULL (a view's computed field: always, as far as the schema says). */
+  nullable: boolean;
 }
 
 export interface Relation {
@@ -25,6 +27,7 @@ export interface Relation {
 type AnyColumn = {
   name: string;
   primary: boolean;
+  notNull: boolean;
   getSQLType(): string;
   generatedIdentity?: unknown;
 };
@@ -35,13 +38,20 @@ type Computed = { fieldAlias: string; sql: { decoder?: Partial<AnyColumn> } };
 const shape = (c: AnyColumn | Computed): ColumnShape => {
   if ("fieldAlias" in c) {
     const like = c.sql.decoder;
-    return { name: c.fieldAlias, type: like?.getSQLType?.() ?? "?", primary: false, identity: false };
+    return {
+      name: c.fieldAlias,
+      type: like?.getSQLType?.() ?? "?",
+      primary: false,
+      identity: false,
+      nullable: true,
+    };
   }
   return {
     name: c.name,
     type: c.getSQLType(),
     primary: c.primary,
     identity: c.generatedIdentity !== undefined,
+    nullable: !c.notNull,
   };
 };
 

@@ -3,62 +3,40 @@
  * with the same column names and nullability, and row types that fit both dialects.
  */
 import { getTableColumns, is } from "drizzle-orm";
-import {
-  PgTable,
-  PgView,
-  getTableConfig as pgTableConfig,
-  getViewConfig as pgViewConfig,
-} from "drizzle-orm/pg-core";
-import {
-  SQLiteTable,
-  SQLiteView,
-  getTableConfig as sqliteTableConfig,
-  getViewConfig as sqliteViewConfig,
-} from "drizzle-orm/sqlite-core";
+import { PgTable } from "drizzle-orm/pg-core";
+import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { describe, expect, expectTypeOf, it } from "vitest";
+import { relationsOf } from "../../src/docs/tables-page.js";
 import * as pg from "../../src/schema/postgres/index.js";
 import * as sqlite from "../../src/schema/sqlite/index.js";
 import { PLAN_CHILD_TABLES, REPORT_CHILD_TABLES } from "../../src/schema/table-names.js";
 
+type Dialect = "sqlite" | "postgres";
 type Shape = Record<string, { nullable: boolean }>;
 /** The row type read from each table and view of a schema module. */
 type Rows<M> = { [K in keyof M]: M[K] extends { $inferSelect: infer R } ? R : never };
 
-function tables(mod: Record<string, unknown>): Map<string, Shape> {
-  const out = new Map<string, Shape>();
-  for (const value of Object.values(mod)) {
-    if (is(value, SQLiteTable)) {
-      const c = sqliteTableConfig(value);
-      out.set(c.name, Object.fromEntries(c.columns.map((col) => [col.name, { nullable: !col.notNull }])));
-    } else if (is(value, PgTable)) {
-      const c = pgTableConfig(value);
-      out.set(c.name, Object.fromEntries(c.columns.map((col) => [col.name, { nullable: !col.notNull }])));
-    }
-  }
-  return out;
+/** Each table's columns with their nullability (the walk the table reference is written from). */
+function tables(dialect: Dialect): Map<string, Shape> {
+  return new Map(
+    relationsOf(dialect)
+      .filter((r) => r.kind === "table")
+      .map((r) => [r.name, Object.fromEntries(r.columns.map((c) => [c.name, { nullable: c.nullable }]))]),
+  );
 }
 
-function views(mod: Record<string, unknown>): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const value of Object.values(mod)) {
-    const config = is(value, SQLiteView)
-      ? sqliteViewConfig(value)
-      : is(value, PgView)
-        ? pgViewConfig(value)
-        : null;
-    if (!config) continue;
-    // A column keeps its name; a computed field (sql`...`.as(name)) its alias.
-    const columns = Object.values(
-      config.selectedFields as Record<string, { name?: string; fieldAlias?: string }>,
-    ).map((f) => f.fieldAlias ?? f.name ?? "?");
-    out.set(config.name, columns);
-  }
-  return out;
+/** Each view's column names: a column keeps its name, a computed field (sql`...`.as(name)) its alias. */
+function views(dialect: Dialect): Map<string, string[]> {
+  return new Map(
+    relationsOf(dialect)
+      .filter((r) => r.kind === "view")
+      .map((r) => [r.name, r.columns.map((c) => c.name)]),
+  );
 }
 
 describe("the SQLite and PostgreSQL schemas", () => {
-  const sqliteTables = tables(sqlite);
-  const pgTables = tables(pg);
+  const sqliteTables = tables("sqlite");
+  const pgTables = tables("postgres");
 
   it("have the same tables", () => {
     expect(sqliteTables.size).toBeGreaterThan(20);
@@ -70,8 +48,8 @@ describe("the SQLite and PostgreSQL schemas", () => {
   });
 
   it("have both views, with the same columns", () => {
-    const sqliteViews = views(sqlite);
-    const pgViews = views(pg);
+    const sqliteViews = views("sqlite");
+    const pgViews = views("postgres");
     expect([...sqliteViews.keys()].sort()).toEqual([
       "v_plan_schedule",
       "v_plan_versions",
@@ -98,18 +76,18 @@ describe("the SQLite and PostgreSQL schemas", () => {
 });
 
 describe("the lists of child tables", () => {
-  it.each([
-    ["sqlite", sqlite as Record<string, unknown>],
-    ["postgres", pg as Record<string, unknown>],
-  ])("name every table of %s keyed by plan_id or report_id, and only those", (_name, mod) => {
-    const all = tables(mod);
-    const keyedBy = (key: string) =>
-      [...all].filter(([name, cols]) => key in cols && !name.endsWith("_versions")).map(([name]) => name);
-    expect([...PLAN_CHILD_TABLES].sort()).toEqual(
-      keyedBy("plan_id")
-        .filter((n) => n.startsWith("plan_"))
-        .sort(),
-    );
-    expect([...REPORT_CHILD_TABLES].sort()).toEqual(keyedBy("report_id").sort());
-  });
+  it.each<Dialect>(["sqlite", "postgres"])(
+    "name every table of %s keyed by plan_id or report_id, and only those",
+    (dialect) => {
+      const all = tables(dialect);
+      const keyedBy = (key: string) =>
+        [...all].filter(([name, cols]) => key in cols && !name.endsWith("_versions")).map(([name]) => name);
+      expect([...PLAN_CHILD_TABLES].sort()).toEqual(
+        keyedBy("plan_id")
+          .filter((n) => n.startsWith("plan_"))
+          .sort(),
+      );
+      expect([...REPORT_CHILD_TABLES].sort()).toEqual(keyedBy("report_id").sort());
+    },
+  );
 });
