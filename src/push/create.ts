@@ -4,7 +4,7 @@
  */
 import type { CreatedScenario, TasClient } from "../api/client.js";
 import type { Logger } from "../log.js";
-import { OUTCOME_UNKNOWN } from "../schema/outbox-states.js";
+import { isSettled, OUTCOME_UNKNOWN } from "../schema/outbox-states.js";
 import type { AttemptKnowledge, OutboxStore, ParentInfo, SendableRow } from "../store/port-outbox.js";
 import { noTelemetry, type Telemetry } from "../telemetry.js";
 import { type CreateScenarioBody, scenarioSchema } from "../wire/schemas.js";
@@ -52,8 +52,6 @@ export type CreateResult =
   /** Not now, and not the row's fault (a 429): run again after `delayMs`, no attempt used. */
   | { status: "later"; delayMs: number; reason: string };
 
-const NOT_SENDABLE = new Set(["created", "exists", "failed", "held"]);
-
 export async function createScenarioFor(
   deps: CreateDeps,
   key: string,
@@ -63,7 +61,8 @@ export async function createScenarioFor(
   const telemetry = deps.telemetry ?? noTelemetry;
   const now = () => (deps.now?.() ?? new Date()).toISOString();
   const row = await outbox.sendable(key);
-  if (!row || NOT_SENDABLE.has(row.status)) return { status: "skipped", ready: [] };
+  // A settled row is never sent again; a held one waits (a probe of it is queued first).
+  if (!row || isSettled(row.status) || row.status === "held") return { status: "skipped", ready: [] };
   const wait = deps.gate?.wait(row.companyId) ?? 0;
   if (wait > 0) return { status: "later", delayMs: wait, reason: "the company's requests are rate limited" };
   if (deps.uniqueNames === false && (row.uncertain || row.inFlight)) return outcomeUnknown(deps, key, now());

@@ -31,6 +31,11 @@ export type RequestStatus = (typeof REQUEST_STATUSES)[number];
 
 /** Settled rows are never sent again. */
 export const SETTLED = ["created", "exists", "failed"] as const satisfies readonly RequestStatus[];
+export type SettledStatus = (typeof SETTLED)[number];
+/** Whether a row in `status` is settled (pure; `statusIn(t, SETTLED)` says the same in SQL). */
+export function isSettled(status: RequestStatus): status is SettledStatus {
+  return (SETTLED as readonly RequestStatus[]).includes(status);
+}
 /** Rows not settled yet, waiting for whatever reason. */
 export const UNSETTLED = ["pending", "queued", "held", "blocked"] as const satisfies readonly RequestStatus[];
 /** Rows that go on by themselves (a wait for a batch waits for these). */

@@ -11,7 +11,14 @@
  */
 
 import type { ScenarioRequestRow, ScenarioRow } from "../schema/index.js";
-import type { AttemptKnowledge, RequestStatus } from "../schema/outbox-states.js";
+import {
+  type AttemptKnowledge,
+  isSettled,
+  REQUEST_STATUSES,
+  type RequestStatus,
+  SETTLED,
+  type SettledStatus,
+} from "../schema/outbox-states.js";
 
 export type { AttemptKnowledge, RequestStatus };
 export type OutboxRow = ScenarioRequestRow;
@@ -44,7 +51,7 @@ export interface RecordResult {
   /** New rows, and unsettled rows taken over by this push. */
   recorded: number;
   /** Rows already settled by an earlier push, by status. */
-  skipped: Record<"created" | "exists" | "failed", number>;
+  skipped: Record<SettledStatus, number>;
   /** Keys recorded before with a different payload (the recorded one is kept). */
   changedPayload: string[];
 }
@@ -179,5 +186,32 @@ export interface OutboxStore {
 }
 
 export function emptyStatusCounts(): StatusCounts {
-  return { pending: 0, queued: 0, held: 0, blocked: 0, created: 0, exists: 0, failed: 0 };
+  return Object.fromEntries(REQUEST_STATUSES.map((s) => [s, 0])) as StatusCounts;
+}
+
+export function emptyRecordResult(): RecordResult {
+  return {
+    recorded: 0,
+    skipped: Object.fromEntries(SETTLED.map((s) => [s, 0])) as RecordResult["skipped"],
+    changedPayload: [],
+  };
+}
+
+/**
+ * A row of the seed file whose key was recorded before, tallied: a changed payload is noted (the
+ * recorded one is kept), a settled row is skipped, an unsettled one is taken over by this push.
+ * Returns whether it is taken over (the adapter then moves it into the batch).
+ */
+export function tallyRecordedBefore(
+  result: RecordResult,
+  row: { key: string; payloadJson: string },
+  before: { status: RequestStatus; payloadJson: string },
+): boolean {
+  if (before.payloadJson !== row.payloadJson) result.changedPayload.push(row.key);
+  if (isSettled(before.status)) {
+    result.skipped[before.status]++;
+    return false;
+  }
+  result.recorded++;
+  return true;
 }

@@ -5,7 +5,14 @@
  * its time. The rejections (few, and not on any path a push waits for) are the builder's.
  */
 import { seedRejections } from "../../../schema/postgres/index.js";
-import type { NewRequest, RecordResult, Rejection, RequestStatus } from "../../port-outbox.js";
+import {
+  emptyRecordResult,
+  type NewRequest,
+  type RecordResult,
+  type Rejection,
+  type RequestStatus,
+  tallyRecordedBefore,
+} from "../../port-outbox.js";
 import { orm, unwrapped } from "../orm.js";
 import type { Db, Pool } from "../pool.js";
 import { pluck, run } from "../sql.js";
@@ -24,11 +31,7 @@ export function recordRows(
   now: string,
 ): Promise<RecordResult> {
   return transaction(pool, async (client) => {
-    const result: RecordResult = {
-      recorded: 0,
-      skipped: { created: 0, exists: 0, failed: 0 },
-      changedPayload: [],
-    };
+    const result = emptyRecordResult();
     for (const chunk of chunks(rows)) await recordChunk(client, chunk, batchId, sourceFile, now, result);
     return result;
   });
@@ -58,7 +61,6 @@ async function recordChunk(
   now: string,
   result: RecordResult,
 ): Promise<void> {
-  const payloads = rows.map((r) => r.payloadJson);
   // New keys (the common case) are inserted; only the others are looked up.
   const inserted = new Set(
     await pluck<string>(
@@ -74,7 +76,7 @@ async function recordChunk(
         rows.map((r) => r.companyId),
         rows.map((r) => r.projectId),
         rows.map((r) => r.scenarioName),
-        payloads,
+        rows.map((r) => r.payloadJson),
         rows.map((r) => r.parentKey),
         rows.map((r) => r.line),
         batchId,
@@ -91,19 +93,11 @@ async function recordChunk(
     `SELECT key, status, payload_json AS "payloadJson" FROM scenario_requests WHERE key = ANY($1::text[])`,
     [others.map((r) => r.key)],
   );
-  const existing = new Map(found.map((f) => [f.key, f]));
+  const before = new Map(found.map((f) => [f.key, f]));
   const adopt: NewRequest[] = [];
-  for (const [i, row] of rows.entries()) {
-    if (inserted.has(row.key)) continue;
-    const e = existing.get(row.key);
-    if (!e) continue;
-    if (e.payloadJson !== payloads[i]) result.changedPayload.push(row.key);
-    if (e.status === "created" || e.status === "exists" || e.status === "failed") {
-      result.skipped[e.status]++;
-    } else {
-      adopt.push(row);
-      result.recorded++;
-    }
+  for (const row of others) {
+    const b = before.get(row.key);
+    if (b && tallyRecordedBefore(result, row, b)) adopt.push(row);
   }
   if (adopt.length)
     await run(

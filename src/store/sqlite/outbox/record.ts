@@ -1,7 +1,13 @@
 /** Recording a seed file in the outbox: its valid rows, and the rejected ones with reasons. */
 import { eq, sql } from "drizzle-orm";
 import { seedRejections } from "../../../schema/sqlite/index.js";
-import type { NewRequest, RecordResult, Rejection } from "../../port-outbox.js";
+import {
+  emptyRecordResult,
+  type NewRequest,
+  type RecordResult,
+  type Rejection,
+  tallyRecordedBefore,
+} from "../../port-outbox.js";
 import type { Sqlite } from "../connection.js";
 import { arg, once, rendered, t } from "./tables.js";
 
@@ -54,11 +60,7 @@ export function recordRows(
       .where(eq(t.key, v("key")))
       .prepare(),
   );
-  const result: RecordResult = {
-    recorded: 0,
-    skipped: { created: 0, exists: 0, failed: 0 },
-    changedPayload: [],
-  };
+  const result = emptyRecordResult();
   // One object for every row, its fields set in place: a spread per row cost more than the INSERT.
   const at: Record<string, unknown> = { batchId, sourceFile, now };
   sqlite.transaction(() => {
@@ -74,15 +76,8 @@ export function recordRows(
         result.recorded++;
         continue;
       }
-      const existing = find.get({ key: row.key });
-      if (!existing) continue;
-      if (existing.payloadJson !== row.payloadJson) result.changedPayload.push(row.key);
-      if (existing.status === "created" || existing.status === "exists" || existing.status === "failed") {
-        result.skipped[existing.status]++;
-      } else {
-        adopt.run(at);
-        result.recorded++;
-      }
+      const before = find.get({ key: row.key });
+      if (before && tallyRecordedBefore(result, row, before)) adopt.run(at);
     }
   })();
   return result;
