@@ -7,6 +7,7 @@ import {
   JSON_TYPES,
   type NewSchemaChange,
   type ObservedPath,
+  type PathWrite,
   type SchemaWrite,
 } from "../schema/observed-types.js";
 import type { Observation, PathNode } from "./observation.js";
@@ -53,19 +54,28 @@ function empty(companyId: number, node: PathNode): ObservedPath {
 const min = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.min(a, b));
 const max = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
 
-/** The rows to write and the changes, for every path the observation touched. */
+/**
+ * The rows to write and the changes, for every path the observation touched: a path whose row
+ * moved is written whole (its values only when they moved too); one only seen again (a changed
+ * record carrying it, its counts as they were) has just its last sighting moved.
+ */
 export function settle(known: readonly ObservedPath[], obs: Observation, ctx: SettleContext): SchemaWrite {
   const byKey = new Map(known.map((p) => [pathKey(p.entity, p.path), p]));
-  const paths: ObservedPath[] = [];
+  const paths: PathWrite[] = [];
+  const seen: { entity: string; path: string }[] = [];
   const changes: NewSchemaChange[] = [];
   for (const node of obs.nodes) {
     const before = byKey.get(pathKey(node.entity, node.path)) ?? empty(ctx.companyId, node);
     const after = merge(before, node, ctx);
-    if (sameRow(before, after)) continue;
-    paths.push(after);
+    const valuesKept = sameValues(before, after);
+    if (valuesKept && sameCounts(before, after)) {
+      if (after.lastRunId !== before.lastRunId) seen.push({ entity: node.entity, path: node.path });
+      continue;
+    }
+    paths.push(valuesKept ? { ...after, valuesKept } : after);
     if (!ctx.baseline) changes.push(...changesOf(before, after, node, ctx));
   }
-  return { paths, changes };
+  return { paths, seen, changes };
 }
 
 function merge(before: ObservedPath, node: PathNode, ctx: SettleContext): ObservedPath {
@@ -104,14 +114,20 @@ function merge(before: ObservedPath, node: PathNode, ctx: SettleContext): Observ
   };
 }
 
-function sameRow(a: ObservedPath, b: ObservedPath): boolean {
+/** The row but its values and last sighting: as it was. */
+function sameCounts(a: ObservedPath, b: ObservedPath): boolean {
   return (
     a.present === b.present &&
     JSON_TYPES.every((t) => a.types[t] === b.types[t]) &&
     a.minNumber === b.minNumber &&
     a.maxNumber === b.maxNumber &&
+    a.firstRunId === b.firstRunId
+  );
+}
+
+function sameValues(a: ObservedPath, b: ObservedPath): boolean {
+  return (
     a.valuesCapped === b.valuesCapped &&
-    a.lastRunId === b.lastRunId &&
     a.values.length === b.values.length &&
     a.values.every((v, i) => v.value === b.values[i]?.value && v.count === b.values[i]?.count)
   );

@@ -50,11 +50,16 @@ export type NewSchemaChange = Omit<
   "id" | "acknowledgedAt" | "companyId" | "runId" | "detectedAt"
 >;
 
+/** A path as a run writes it, whole; its value rows are replaced unless they are as stored. */
+export type PathWrite = ObservedPath & { valuesKept?: boolean };
+
 /**
- * What a run's transaction writes: the paths it touched, whole, as they now are (each with all
- * its values, which replace the stored ones), and the changes it found.
+ * What a run's transaction writes: the paths whose rows moved, whole, as they now are; the paths
+ * it saw whose rows did not otherwise move (only their last_run_id and last_seen_at do, to the
+ * run's); and the changes it found.
  */
 export interface SchemaWrite {
-  paths: ObservedPath[];
+  paths: PathWrite[];
+  seen?: { entity: string; path: string }[];
   changes: NewSchemaChange[];
 }

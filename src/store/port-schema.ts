@@ -8,6 +8,7 @@ export type {
   JsonType,
   NewSchemaChange,
   ObservedPath,
+  PathWrite,
   SchemaChange,
   SchemaChangeKind,
   SchemaWrite,

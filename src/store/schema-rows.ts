@@ -52,33 +52,30 @@ export function pathOf(r: PathRow, values: { value: string; count: number }[]): 
   };
 }
 
-/** The values of a path row, in the columns' order, for an upsert. */
-export function pathValues(p: ObservedPath): (string | number | boolean | null)[] {
+/** A path as a schema_paths row, by the drizzle tables' keys (the same on both stores). */
+export function pathRow(p: ObservedPath) {
   const t = p.types;
-  return [
-    p.companyId,
-    p.entity,
-    p.path,
-    p.present,
-    t.string,
-    t.integer,
-    t.number,
-    t.boolean,
-    t.null,
-    t.object,
-    t.array,
-    p.minNumber,
-    p.maxNumber,
-    p.valuesCapped,
-    p.firstRunId,
-    p.firstSeenAt,
-    p.lastRunId,
-    p.lastSeenAt,
-  ];
+  return {
+    companyId: p.companyId,
+    entity: p.entity,
+    path: p.path,
+    present: p.present,
+    nString: t.string,
+    nInteger: t.integer,
+    nNumber: t.number,
+    nBoolean: t.boolean,
+    nNull: t.null,
+    nObject: t.object,
+    nArray: t.array,
+    minNumber: p.minNumber,
+    maxNumber: p.maxNumber,
+    valuesCapped: p.valuesCapped,
+    firstRunId: p.firstRunId,
+    firstSeenAt: p.firstSeenAt,
+    lastRunId: p.lastRunId,
+    lastSeenAt: p.lastSeenAt,
+  };
 }
-
-export const PATH_COLUMNS =
-  "company_id, entity, path, present, n_string, n_integer, n_number, n_boolean, n_null, n_object, n_array, min_number, max_number, values_capped, first_run_id, first_seen_at, last_run_id, last_seen_at";
 
 export interface ChangeRow {
   id: number | string;

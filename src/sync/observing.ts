@@ -103,7 +103,9 @@ export class RunObserver {
     const write = settle(this.s.known, this.#obs, ctx);
     if (!this.baseline) write.changes.push(...refusedChanges(this.#refused, write, this.s));
     this.changes = write.changes;
-    return write.paths.length || write.changes.length ? { op: "schema.write", write } : null;
+    return write.paths.length || write.seen?.length || write.changes.length
+      ? { op: "schema.write", write }
+      : null;
   }
 
   #pages(of: "replaced" | "live", sign: 1 | -1): Generator<SnapshotOp, void, StoredRecord[] | undefined> {

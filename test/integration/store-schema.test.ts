@@ -103,6 +103,37 @@ describe.each(storeKinds())("the observed schema on $name", (kind) => {
     expect((await store.schema.changes({}))[0]?.acknowledgedAt).toBe(T2);
   });
 
+  it("keeps a path's values when the write says so, and moves only the last sighting of paths seen again", async () => {
+    const screen = path({
+      entity: "plan",
+      path: "screen_shot_type",
+      present: 2,
+      types: { ...path({ entity: "", path: "" }).types, string: 2 },
+      values: [{ value: "YES", count: 2 }],
+    });
+    const limit = path({ entity: "plan", path: "limit", minNumber: 2, maxNumber: 2 });
+    await applyOps(store, T1, () => [{ op: "schema.write", write: { paths: [screen, limit], changes: [] } }]);
+    const { runId } = await applyOps(store, T2, () => [
+      {
+        op: "schema.write",
+        write: {
+          // Values kept: the stored value rows stand (the write carries none of them).
+          paths: [{ ...screen, present: 3, lastRunId: 9, lastSeenAt: T2, values: [], valuesKept: true }],
+          seen: [{ entity: "plan", path: "limit" }],
+          changes: [],
+        },
+      },
+    ]);
+    const after = await store.schema.observed({ companyId: COMPANY });
+    expect(after.find((p) => p.path === "screen_shot_type")).toEqual({
+      ...screen,
+      present: 3,
+      lastRunId: 9,
+      lastSeenAt: T2,
+    });
+    expect(after.find((p) => p.path === "limit")).toEqual({ ...limit, lastRunId: runId, lastSeenAt: T2 });
+  });
+
   it("answers a snapshot's 'stored' operation: the contents it replaced or deleted, and the live ones, in pages", async () => {
     await applyOps(store, T1, () => [insert(1, "one"), insert(2, "two"), insert(3, "three")]);
     const pages: StoredRecord[][] = [];

@@ -93,6 +93,30 @@ describe("settling an observation against what was known", () => {
     expect(rows(again, known()).write.changes).toEqual([]);
   });
 
+  it("moves only the last sighting of a path a changed record carries as before, and keeps values that did not move", () => {
+    const before = known().map((p) => ({ ...p, lastRunId: 6, lastSeenAt: "2025-12-31T00:00:00.000Z" }));
+    const again = new Observation(50);
+    again.record("plan", plan(), -1, 1);
+    again.record("plan", plan({ period: { period_type: "MANUAL", start_date: 9 } }), 1, 1);
+    const { write } = rows(again, before, { ...CTX, valueCap: 50 });
+    // The start date's range moved: that path is written, its values (none) kept.
+    expect(write.paths.map((p) => `${p.entity} ${p.path}`)).toEqual(["period start_date"]);
+    expect(write.paths[0]).toMatchObject({ maxNumber: 9, lastRunId: 7, valuesKept: true });
+    // The others only saw the run again.
+    const seen = (write.seen ?? []).map((p) => `${p.entity} ${p.path}`);
+    expect(seen).toContain("plan screen_shot_type");
+    expect(seen).toContain("mobile_app_metadata:ANDROID versionCode");
+    expect(seen).not.toContain("period start_date");
+    expect(seen.length + write.paths.length).toBe(again.nodes.length);
+    // A value that moves rewrites the path's values.
+    const changed = new Observation(50);
+    changed.record("plan", plan(), -1, 1);
+    changed.record("plan", plan({ screen_shot_type: "NO" }), 1, 1);
+    const other = rows(changed, before, { ...CTX, valueCap: 50 }).byPath.get("plan screen_shot_type");
+    expect(other?.values).toEqual([{ value: "NO", count: 1 }]);
+    expect(other?.valuesKept).toBeUndefined();
+  });
+
   it("finds a new path, a new value, a type change, and names an example record", () => {
     const obs = new Observation(50);
     obs.record("plan", plan(), -1, 1);

@@ -1,4 +1,7 @@
 /** The observed schema on PostgreSQL: reads for people and syncs, acknowledgements, a run's write. */
+
+import { getTableColumns } from "drizzle-orm";
+import { schemaChanges, schemaPaths, schemaValues } from "../../../schema/postgres/index.js";
 import type {
   ObservedPath,
   SchemaChange,
@@ -9,24 +12,20 @@ import type {
 import {
   type ChangeRow,
   changeOf,
-  PATH_COLUMNS,
   type PathRow,
   pathKey,
   pathOf,
-  pathValues,
+  pathRow,
   valuesByPath,
 } from "../../schema-rows.js";
 import type { Db, Pool } from "../pool.js";
-import { run } from "../sql.js";
+import { batchInserter, run } from "../sql.js";
 
 export async function observed(db: Db, companyId?: number): Promise<ObservedPath[]> {
   const where = companyId === undefined ? "" : "WHERE company_id = $1";
   const args = companyId === undefined ? [] : [companyId];
   const rows = (
-    await db.query<PathRow>(
-      `SELECT ${PATH_COLUMNS} FROM schema_paths ${where} ORDER BY company_id, entity, path`,
-      args,
-    )
+    await db.query<PathRow>(`SELECT * FROM schema_paths ${where} ORDER BY company_id, entity, path`, args)
   ).rows;
   const values = valuesByPath(
     (
@@ -39,7 +38,19 @@ export async function observed(db: Db, companyId?: number): Promise<ObservedPath
   return rows.map((r) => pathOf(r, values.get(pathKey(Number(r.company_id), r.entity, r.path)) ?? []));
 }
 
-/** A run's observations, inside its snapshot's transaction. */
+const upsertPaths = batchInserter(schemaPaths, {
+  upsertKeys: Object.keys(getTableColumns(schemaPaths)).filter(
+    (k) => k !== "companyId" && k !== "entity" && k !== "path",
+  ),
+});
+const insertValues = batchInserter(schemaValues);
+const insertChanges = batchInserter(schemaChanges, { omit: ["id", "acknowledgedAt"] });
+const DROP_VALUES = `DELETE FROM schema_values WHERE company_id = $1
+  AND (entity, path) IN (SELECT * FROM unnest($2::text[], $3::text[]))`;
+const SEEN = `UPDATE schema_paths SET last_run_id = $2, last_seen_at = $3::timestamptz
+  WHERE company_id = $1 AND (entity, path) IN (SELECT * FROM unnest($4::text[], $5::text[]))`;
+
+/** A run's observations, inside its snapshot's transaction: a statement per table, whatever their number. */
 export async function writeSchema(
   db: Db,
   companyId: number,
@@ -47,45 +58,24 @@ export async function writeSchema(
   at: string,
   w: SchemaWrite,
 ): Promise<void> {
-  const cols = PATH_COLUMNS.split(",").map((c) => c.trim());
-  const upsert = `INSERT INTO schema_paths (${PATH_COLUMNS}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(", ")})
-    ON CONFLICT (company_id, entity, path) DO UPDATE SET ${cols
-      .slice(3)
-      .map((c) => `${c} = excluded.${c}`)
-      .join(", ")}`;
-  for (const p of w.paths) {
-    await run(db, upsert, pathValues(p));
-    await run(db, "DELETE FROM schema_values WHERE company_id = $1 AND entity = $2 AND path = $3", [
-      p.companyId,
-      p.entity,
-      p.path,
-    ]);
-    if (p.values.length)
-      await run(
-        db,
-        `INSERT INTO schema_values (company_id, entity, path, value, count)
-         SELECT $1, $2, $3, v, c FROM unnest($4::text[], $5::int[]) AS u(v, c)`,
-        [p.companyId, p.entity, p.path, p.values.map((v) => v.value), p.values.map((v) => v.count)],
-      );
-  }
-  if (w.changes.length)
-    await run(
+  await upsertPaths(db, w.paths.map(pathRow));
+  const rewritten = w.paths.filter((p) => !p.valuesKept);
+  if (rewritten.length) {
+    await run(db, DROP_VALUES, [companyId, rewritten.map((p) => p.entity), rewritten.map((p) => p.path)]);
+    await insertValues(
       db,
-      `INSERT INTO schema_changes (company_id, run_id, detected_at, entity, path, kind, before, after, example_id)
-       SELECT $1, $2, $3, e, p, k, b, a, x FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::bigint[])
-         AS u(e, p, k, b, a, x)`,
-      [
-        companyId,
-        runId,
-        at,
-        w.changes.map((c) => c.entity),
-        w.changes.map((c) => c.path),
-        w.changes.map((c) => c.kind),
-        w.changes.map((c) => c.before),
-        w.changes.map((c) => c.after),
-        w.changes.map((c) => c.exampleId),
-      ],
+      rewritten.flatMap((p) =>
+        p.values.map((v) => ({ companyId, entity: p.entity, path: p.path, value: v.value, count: v.count })),
+      ),
     );
+  }
+  const seen = w.seen ?? [];
+  if (seen.length)
+    await run(db, SEEN, [companyId, runId, at, seen.map((p) => p.entity), seen.map((p) => p.path)]);
+  await insertChanges(
+    db,
+    w.changes.map((c) => ({ ...c, companyId, runId, detectedAt: at })),
+  );
 }
 
 export function postgresSchema(pool: Pool): SchemaStore {

@@ -91,9 +91,7 @@ export class SnapshotWriter {
         );
         return;
       case "plan.renormalize":
-        await this.#planOp(o.plan.plan.id as number, (b) =>
-          this.#plans.renderRewrite(b.contents, o.plan),
-        );
+        await this.#planOp(o.plan.plan.id as number, (b) => this.#plans.renderRewrite(b.contents, o.plan));
         return;
       case "plan.revive":
         await this.#planOp(o.id, (b) => b.revives.push({ id: o.id, contentHash: o.hash }));

@@ -1,4 +1,6 @@
 /** The observed schema on SQLite: reads for people and syncs, acknowledgements, a run's write. */
+
+import { schemaChanges, schemaPaths, schemaValues } from "../../../schema/sqlite/index.js";
 import type {
   ObservedPath,
   SchemaChange,
@@ -9,21 +11,21 @@ import type {
 import {
   type ChangeRow,
   changeOf,
-  PATH_COLUMNS,
   type PathRow,
   pathKey,
   pathOf,
-  pathValues,
+  pathRow,
   valuesByPath,
 } from "../../schema-rows.js";
+import { compileInsert, overwrite } from "../binder.js";
 import type { Sqlite } from "../connection.js";
-import { prepared } from "../prepared.js";
+import { perConnection, prepared } from "../prepared.js";
 
 export function observed(sqlite: Sqlite, companyId?: number): ObservedPath[] {
   const where = companyId === undefined ? "" : "WHERE company_id = ?";
   const args = companyId === undefined ? [] : [companyId];
   const rows = sqlite
-    .prepare(`SELECT ${PATH_COLUMNS} FROM schema_paths ${where} ORDER BY company_id, entity, path`)
+    .prepare(`SELECT * FROM schema_paths ${where} ORDER BY company_id, entity, path`)
     .all(...args) as PathRow[];
   const values = valuesByPath(
     sqlite
@@ -43,33 +45,34 @@ export function writeSchema(
   at: string,
   w: SchemaWrite,
 ): void {
-  const upsert = prepared(
-    sqlite,
-    `INSERT OR REPLACE INTO schema_paths (${PATH_COLUMNS}) VALUES (${PATH_COLUMNS.split(",")
-      .map(() => "?")
-      .join(", ")})`,
-  );
-  const dropValues = prepared(
-    sqlite,
-    "DELETE FROM schema_values WHERE company_id = ? AND entity = ? AND path = ?",
-  );
-  const addValue = prepared(
-    sqlite,
-    "INSERT INTO schema_values (company_id, entity, path, value, count) VALUES (?, ?, ?, ?, ?)",
-  );
+  const { upsertPath, dropValues, addValue, seen, addChange } = statements(sqlite);
   for (const p of w.paths) {
-    upsert.run(pathValues(p).map((v) => (typeof v === "boolean" ? (v ? 1 : 0) : v)));
-    dropValues.run(p.companyId, p.entity, p.path);
-    for (const v of p.values) addValue.run(p.companyId, p.entity, p.path, v.value, v.count);
+    upsertPath(pathRow(p));
+    if (p.valuesKept) continue;
+    dropValues.run(companyId, p.entity, p.path);
+    for (const v of p.values)
+      addValue({ companyId, entity: p.entity, path: p.path, value: v.value, count: v.count });
   }
-  const change = prepared(
-    sqlite,
-    `INSERT INTO schema_changes (company_id, run_id, detected_at, entity, path, kind, before, after, example_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
-  for (const c of w.changes)
-    change.run(companyId, runId, at, c.entity, c.path, c.kind, c.before, c.after, c.exampleId);
+  for (const p of w.seen ?? []) seen.run(runId, at, companyId, p.entity, p.path);
+  for (const c of w.changes) addChange({ ...c, companyId, runId, detectedAt: at });
 }
+
+/** The writer's statements, compiled once per connection from the drizzle tables. */
+const statements = (sqlite: Sqlite) =>
+  perConnection(sqlite, "schema.write", () => ({
+    upsertPath: compileInsert<ReturnType<typeof pathRow>>(
+      sqlite,
+      schemaPaths,
+      [],
+      `ON CONFLICT (company_id, entity, path) DO UPDATE SET ${overwrite(schemaPaths, ["companyId", "entity", "path"])}`,
+    ),
+    dropValues: sqlite.prepare("DELETE FROM schema_values WHERE company_id = ? AND entity = ? AND path = ?"),
+    addValue: compileInsert<typeof schemaValues.$inferInsert>(sqlite, schemaValues),
+    seen: sqlite.prepare(
+      "UPDATE schema_paths SET last_run_id = ?, last_seen_at = ? WHERE company_id = ? AND entity = ? AND path = ?",
+    ),
+    addChange: compileInsert<typeof schemaChanges.$inferInsert>(sqlite, schemaChanges),
+  }));
 
 export function sqliteSchema(sqlite: Sqlite): SchemaStore {
   return {
