@@ -133,7 +133,10 @@ async function acknowledge(
     ctx.out(`acknowledged ${n} open change(s)${companyId === undefined ? "" : ` of company ${companyId}`}`);
     return 0;
   }
-  const change = (await store.schema.changes({ companyId })).find((c) => c.id === target);
+  const [change] = await store.schema.changes({
+    id: target,
+    ...(companyId === undefined ? {} : { companyId }),
+  });
   if (!change)
     throw new UsageError(
       `no schema change ${target}${companyId === undefined ? "" : ` of company ${companyId}`} (see tas-sync schema --changes)`,

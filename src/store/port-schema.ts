@@ -15,10 +15,14 @@ export type {
 } from "../schema/observed-types.js";
 export { CHANGE_KINDS, JSON_TYPES } from "../schema/observed-types.js";
 
-import type { ObservedPath, SchemaChange } from "../schema/observed-types.js";
+import type { ObservedPath, SchemaChange, SchemaChangeKind } from "../schema/observed-types.js";
 
 export interface SchemaChangeFilter {
+  /** One change. */
+  id?: number;
   companyId?: number;
+  /** Only changes of these kinds. */
+  kinds?: readonly SchemaChangeKind[];
   /** Changes detected at or after this moment (ISO 8601). */
   sinceAt?: string;
   /** Changes of runs with this id or a later one. */

@@ -20,7 +20,7 @@ export interface ObserveSettings {
   valueCap: number;
   contract: Record<RecordKind, ContractMode>;
   known: readonly ObservedPath[];
-  /** The company's change log (open and acknowledged). */
+  /** The company's changes that brought types in (added, type_changed), open and acknowledged. */
   changes: readonly SchemaChange[];
 }
 

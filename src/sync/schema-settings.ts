@@ -18,7 +18,8 @@ export const DEFAULT_SCHEMA: SchemaSettings = {
 export async function observerFor(store: Store, companyId: number, s: SchemaSettings): Promise<RunObserver> {
   const [known, changes] = await Promise.all([
     store.schema.observed({ companyId }),
-    store.schema.changes({ companyId }),
+    // The contract and the refused records' changes need only the changes that bring types in.
+    store.schema.changes({ companyId, kinds: ["added", "type_changed"] }),
   ]);
   return new RunObserver({ valueCap: s.valueCap, contract: s.contract, known, changes }, companyId);
 }

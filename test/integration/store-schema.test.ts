@@ -81,6 +81,11 @@ describe.each(storeKinds())("the observed schema on $name", (kind) => {
         acknowledgedAt: null,
       },
     ]);
+    const [first] = changes;
+    expect(await store.schema.changes({ id: first?.id ?? 0 })).toEqual(changes);
+    expect(await store.schema.changes({ id: (first?.id ?? 0) + 1 })).toEqual([]);
+    expect(await store.schema.changes({ kinds: ["added", "type_changed"] })).toEqual(changes);
+    expect(await store.schema.changes({ kinds: ["removed"] })).toEqual([]);
     // A later write replaces the path whole, values included.
     await applyOps(store, T2, () => [
       {

@@ -88,7 +88,9 @@ export function postgresSchema(pool: Pool): SchemaStore {
         args.push(v);
         where.push(cond(args.length));
       };
+      if (f.id !== undefined) add((n) => `id = $${n}`, f.id);
       if (f.companyId !== undefined) add((n) => `company_id = $${n}`, f.companyId);
+      if (f.kinds !== undefined) add((n) => `kind = ANY($${n}::text[])`, f.kinds);
       if (f.sinceAt !== undefined) add((n) => `detected_at >= $${n}`, f.sinceAt);
       if (f.sinceRunId !== undefined) add((n) => `run_id >= $${n}`, f.sinceRunId);
       if (f.open) where.push("acknowledged_at IS NULL");

@@ -84,7 +84,9 @@ export function sqliteSchema(sqlite: Sqlite): SchemaStore {
         where.push(cond);
         args.push(v);
       };
+      if (f.id !== undefined) add("id = ?", f.id);
       if (f.companyId !== undefined) add("company_id = ?", f.companyId);
+      if (f.kinds !== undefined) add("kind IN (SELECT value FROM json_each(?))", JSON.stringify(f.kinds));
       if (f.sinceAt !== undefined) add("detected_at >= ?", f.sinceAt);
       if (f.sinceRunId !== undefined) add("run_id >= ?", f.sinceRunId);
       if (f.open) where.push("acknowledged_at IS NULL");
