@@ -3,6 +3,7 @@
  * daemon exposes as Prometheus metrics (src/metrics.ts implements this). Every stage takes a
  * Telemetry in its deps; the one-shot commands pass `noTelemetry`.
  */
+import type { NewSchemaChange } from "./schema/observed-types.js";
 
 /** What became of the records of one sync run. */
 export type RecordOutcome = "inserted" | "updated" | "unchanged" | "deleted" | "rejected";
@@ -31,14 +32,7 @@ export interface Telemetry {
 }
 
 /** One change a run recorded (schema_changes), as telemetry hears of it. */
-export interface SchemaChangeNote {
-  entity: string;
-  path: string;
-  kind: "added" | "removed" | "type_changed" | "new_value" | "value_gone";
-  before: string | null;
-  after: string | null;
-  exampleId: number | null;
-}
+export type SchemaChangeNote = NewSchemaChange;
 
 export const noTelemetry: Telemetry = {
   httpRequest() {},

@@ -11,13 +11,12 @@ import { JSON_TYPES, type JsonType, type ObservedPath, type SchemaChange } from 
 import { DOCUMENTED } from "./documented.js";
 import { jsonTypeIndex, type PathNode, type Touches } from "./observation.js";
 import { metadataDocument, metadataEntity, metadataOs } from "./paths.js";
+import { pathKey } from "./settle.js";
 
 export type ContractMode = "evolve" | "freeze" | "discard_value";
 
 /** Problems named in a refusal; the rest are counted. */
 const MAX_NAMED = 5;
-
-const key = (entity: string, path: string) => `${entity}\u0000${path}`;
 
 export class AcceptedSchema {
   /** Types stored at each path, but for those only an open change brought in. */
@@ -36,11 +35,11 @@ export class AcceptedSchema {
     const open = new Map<string, Set<string>>();
     for (const c of changes) {
       const target = c.acknowledgedAt === null ? open : this.#acknowledged;
-      const k = key(c.entity, c.path);
+      const k = pathKey(c.entity, c.path);
       for (const t of brought(c)) (target.get(k) ?? target.set(k, new Set()).get(k))?.add(t);
     }
     for (const p of known) {
-      const k = key(p.entity, p.path);
+      const k = pathKey(p.entity, p.path);
       const pending = open.get(k);
       const types = new Set<string>(JSON_TYPES.filter((t) => p.types[t] > 0 && !pending?.has(t)));
       if (types.size) this.#known.set(k, types);
@@ -49,7 +48,7 @@ export class AcceptedSchema {
 
   accepts(entity: string, path: string, type: JsonType): boolean {
     if (DOCUMENTED[entity]?.[path]?.includes(type as never)) return true;
-    const k = key(entity, path);
+    const k = pathKey(entity, path);
     return (this.#known.get(k)?.has(type) ?? false) || (this.#acknowledged.get(k)?.has(type) ?? false);
   }
 

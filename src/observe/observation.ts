@@ -1,12 +1,3 @@
-/**
- * The observation of records: a fold over their parsed JSON into, per entity and path, how
- * many values there are of each JSON type, the strings of paths with few distinct ones, and
- * the range of numbers. A record counts +1 when stored and -1 when replaced or deleted, so the
- * counts follow the records the mirror holds. Paths are nodes of a tree reached by key (no
- * path string is built per value), bounded in number; values are bounded per path by the cap.
- * Pure: no I/O, no clock.
- */
-import { JSON_TYPES, type JsonType } from "../schema/observed-types.js";
 import {
   MAX_DEPTH,
   MAX_KEY,
@@ -23,10 +14,6 @@ export const MAX_PATHS = 5000;
 export const MAX_VALUE = 100;
 /** Strings whose content is observed as an entity of its own: not listed as values. */
 const NO_VALUES = new Set(["mobile_app\u0000mobile_app_metadata"]);
-
-export const TYPE_INDEX: Record<JsonType, number> = Object.fromEntries(
-  JSON_TYPES.map((t, i) => [t, i]),
-) as Record<JsonType, number>;
 
 export function jsonTypeIndex(v: unknown): number {
   switch (typeof v) {

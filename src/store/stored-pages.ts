@@ -5,6 +5,15 @@
  */
 import type { StoredKey, StoredRecord } from "./port-snapshot.js";
 
+/** The records of `entity` the company's newest sync (not a replay) rejected, with their text. */
+function rejected(entity: "plan" | "scheduled_report"): string {
+  return `SELECT entity_id AS id, raw_json AS raw FROM rejected_records
+           WHERE run_id = (SELECT max(id) FROM sync_runs WHERE company_id = :company AND trigger <> 'replay'
+               AND status IN ('succeeded', 'partial'))
+             AND entity = '${entity}' AND entity_id IS NOT NULL AND raw_json IS NOT NULL AND entity_id > :after
+           ORDER BY entity_id LIMIT :limit`;
+}
+
 const SOURCES = {
   replaced: {
     plan: `SELECT v.id AS id, coalesce(v.raw_json, r.raw_json) AS raw FROM plan_versions v JOIN plans r ON r.id = v.id
@@ -14,21 +23,11 @@ const SOURCES = {
            WHERE v.valid_to = :at AND r.company_id = :company AND v.id > :after ORDER BY v.id LIMIT :limit`,
   },
   rejected: {
-    plan: `SELECT entity_id AS id, raw_json AS raw FROM rejected_records
-           WHERE run_id = (SELECT max(id) FROM sync_runs WHERE company_id = :company AND trigger <> 'replay'
-               AND status IN ('succeeded', 'partial')) AND entity = 'plan'
-             AND entity_id IS NOT NULL AND raw_json IS NOT NULL AND entity_id > :after
-           ORDER BY entity_id LIMIT :limit`,
-    scheduled_report: `SELECT entity_id AS id, raw_json AS raw FROM rejected_records
-           WHERE run_id = (SELECT max(id) FROM sync_runs WHERE company_id = :company AND trigger <> 'replay'
-               AND status IN ('succeeded', 'partial'))
-             AND entity = 'scheduled_report' AND entity_id IS NOT NULL AND raw_json IS NOT NULL
-             AND entity_id > :after
-           ORDER BY entity_id LIMIT :limit`,
+    plan: rejected("plan"),
+    scheduled_report: rejected("scheduled_report"),
   },
   live: {
     plan: `SELECT id, raw_json AS raw FROM plans WHERE company_id = :company AND deleted_at IS NULL AND id > :after
-            
            ORDER BY id LIMIT :limit`,
     scheduled_report: `SELECT id, raw_json AS raw FROM scheduled_reports
            WHERE company_id = :company AND deleted_at IS NULL AND id > :after ORDER BY id LIMIT :limit`,

@@ -126,8 +126,7 @@ function writer(
       case "stored": {
         const page = storedPage(o.of, { at, company: companyId }, o.after, o.limit);
         let q = page.next([]);
-        while (!q.done)
-          q = page.next(prepared(sqlite, q.value.sql.replace(/:(\w+)/g, "@$1")).all(q.value.params) as never);
+        while (!q.done) q = page.next(prepared(sqlite, q.value.sql).all(q.value.params) as never);
         return q.value;
       }
     }
