@@ -4,6 +4,7 @@ import {
   scenarioRequests as sqliteRequests,
   scenarios as sqliteScenarios,
 } from "../src/schema/sqlite/index.js";
+import { compileInsert, overwrite } from "../src/store/sqlite/binder.js";
 import type { SqliteStore } from "../src/store/sqlite/index.js";
 import * as sqAttempt from "../src/store/sqlite/outbox/attempt.js";
 import * as sqReady from "../src/store/sqlite/outbox/ready.js";
@@ -11,7 +12,6 @@ import { recordRows as sqRecord } from "../src/store/sqlite/outbox/record.js";
 import * as sqSettle from "../src/store/sqlite/outbox/settle.js";
 import { orm as sqOrm, p as sqParent } from "../src/store/sqlite/outbox/tables.js";
 import { plucked, prepared } from "../src/store/sqlite/prepared.js";
-import { inserter } from "../src/store/sqlite/statements.js";
 import {
   JOB_ROWS,
   NOW,
@@ -58,9 +58,16 @@ export function sqlitePairs(store: SqliteStore): Pair[] {
        (SELECT 1 FROM scenario_requests p WHERE p.key = r.parent_key AND p.scenario_id IS NOT NULL
           AND p.status IN ('created', 'exists'))) RETURNING key`,
   };
-  const insertScenario = inserter(sqlite, sqliteScenarios, {
-    upsertKeys: ["requestKey", "rawJson", "recordedAt"],
-  });
+  const upserted = ["requestKey", "rawJson", "recordedAt"];
+  const insertScenario = compileInsert<typeof sqliteScenarios.$inferInsert>(
+    sqlite,
+    sqliteScenarios,
+    [],
+    `ON CONFLICT (id) DO UPDATE SET ${overwrite(
+      sqliteScenarios,
+      Object.keys(getTableColumns(sqliteScenarios)).filter((k) => !upserted.includes(k)),
+    )}`,
+  );
   const seed = rows(RECORD_ROWS, "rec");
   const drizzleInsert = db
     .insert(sqliteRequests)
