@@ -93,22 +93,18 @@ async function fetchAndApply(
   const log = ctx.log.child({ runId });
   const progress = (phase: SyncProgress["phase"], records: number, bytes: number) =>
     deps.onProgress?.({ companyId, phase, records, bytes });
-  const checkAbort = () => {
-    if (signal.aborted) throw signal.reason;
-  };
   const schema = deps.schema ?? DEFAULT_SCHEMA;
   for (let attempt = 1; ; attempt++) {
     const index = await store.snapshots.index(companyId, input.reportIds);
     const observer = schema.observe ? await observerFor(store, companyId, schema) : null;
     const fetched = await fetchSnapshot(client, input.reportIds, index, {
       signal,
-      checkAbort,
       onProgress: progress,
       log,
       ...(deps.readAheadBytes === undefined ? {} : { readAheadBytes: deps.readAheadBytes }),
     });
     try {
-      checkAbort();
+      signal.throwIfAborted();
       const received = "list" in fetched.plans ? fetched.plans.list : null;
       received?.readAhead();
       progress("applying", received?.count ?? 0, received?.bytes ?? 0);

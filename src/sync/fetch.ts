@@ -22,9 +22,8 @@ export interface Fetched {
 }
 
 export interface FetchOptions {
+  /** The run is to stop: checked between records (it throws its reason). */
   signal: AbortSignal;
-  /** Throws when the run is to stop (checked between records). */
-  checkAbort: () => void;
   onProgress: (phase: "reports" | "plans", records: number, bytes: number) => void;
   log: Logger;
   readAheadBytes?: number;
@@ -37,7 +36,7 @@ export async function fetchSnapshot(
   opts: FetchOptions,
 ): Promise<Fetched> {
   opts.onProgress("reports", 0, 0);
-  const reports = await fetchReports(client, reportIds, opts.checkAbort);
+  const reports = await fetchReports(client, reportIds, opts.signal);
   opts.log.debug({ reports: reports.length }, "reports fetched");
   const list = new PlanListReceiver(index.plans, opts.readAheadBytes);
   let tail: Buffer | null = null;
@@ -45,7 +44,7 @@ export async function fetchSnapshot(
     await client.streamPlans(
       {
         onRecord: (bytes) => {
-          opts.checkAbort();
+          opts.signal.throwIfAborted();
           list.add(bytes);
           opts.onProgress("plans", list.count, list.bytes);
         },
@@ -84,11 +83,11 @@ export async function fetchSnapshot(
 async function fetchReports(
   client: TasClient,
   ids: readonly number[],
-  checkAbort: () => void,
+  signal: AbortSignal,
 ): Promise<ReportFetch[]> {
   const out: ReportFetch[] = [];
   for (const id of ids) {
-    checkAbort();
+    signal.throwIfAborted();
     try {
       out.push({ id, text: await client.getScheduledReport(id) });
     } catch (err) {

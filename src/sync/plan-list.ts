@@ -39,7 +39,7 @@ export class PlanListReceiver {
   bytes = 0;
   /** Known plans whose content arrived unchanged: id -> position of that element. */
   matched = new Map<number, number>();
-  /** The bytes of those that were deleted and come back (rare): their content is observed again. */
+  /** Of those, the ones that were deleted and come back (rare): their bytes, observed again. */
   revivals = new Map<number, Buffer>();
   /** New or changed elements within the budget: copies of their bytes, read by `readAhead`. */
   #ahead: { position: number; hash: string; bytes: Buffer }[] = [];
@@ -74,11 +74,6 @@ export class PlanListReceiver {
     this.#spool ??= new Spool();
     this.#spool.append(bytes);
     this.#spilled.push({ position, hash: h });
-  }
-
-  /** Whether the known plan `id` arrived unchanged but was deleted: it comes back. */
-  isRevival(id: number): boolean {
-    return this.#plans.byId.get(id)?.deleted === true;
   }
 
   /**

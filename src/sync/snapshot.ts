@@ -145,9 +145,9 @@ function* planOps(
   const unchanged: number[] = [];
   for (const id of list.matched.keys()) {
     if (overridden.has(id)) continue;
-    if (list.isRevival(id)) {
-      const bytes = list.revivals.get(id);
-      if (bytes) input.observer?.revived("plan", bytes, id);
+    const revived = list.revivals.get(id);
+    if (revived) {
+      input.observer?.revived("plan", revived, id);
       yield { op: "plan.revive", id, hash: (byId.get(id) as { hash: string }).hash };
       counts.updated++;
     } else {
