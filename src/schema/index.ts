@@ -37,13 +37,27 @@ export type ScenarioRequestRow = typeof scenarioRequests.$inferSelect;
 /** Every scenario the service created for us, as it answered (seed 2.1). */
 export type ScenarioRow = typeof scenarios.$inferInsert;
 
-/** Columns of `plans` that come from the record itself (bookkeeping columns are the store's). */
-export type PlanColumns = Omit<PlanRow, "rawJson" | "contentHash" | "firstSeenAt" | "seenAt" | "deletedAt">;
+/** Columns of `plans` the store fills in (bookkeeping), by key; the others come from the record. */
+export const PLAN_BOOKKEEPING = [
+  "rawJson",
+  "contentHash",
+  "firstSeenAt",
+  "seenAt",
+  "deletedAt",
+] as const satisfies readonly (keyof PlanRow)[];
+/** Columns of `scheduled_reports` the store fills in, by key. */
+export const REPORT_BOOKKEEPING = [
+  "rawJson",
+  "contentHash",
+  "firstSeenAt",
+  "lastSeenAt",
+  "deletedAt",
+] as const satisfies readonly (keyof ReportRow)[];
+
+/** Columns of `plans` that come from the record itself. */
+export type PlanColumns = Omit<PlanRow, (typeof PLAN_BOOKKEEPING)[number]>;
 /** Columns of `scheduled_reports` that come from the record itself. */
-export type ReportColumns = Omit<
-  ReportRow,
-  "rawJson" | "contentHash" | "firstSeenAt" | "lastSeenAt" | "deletedAt"
->;
+export type ReportColumns = Omit<ReportRow, (typeof REPORT_BOOKKEEPING)[number]>;
 
 /** One plan as rows: its `plans` columns and its child tables' rows. */
 export interface PlanRowSet {

@@ -6,7 +6,7 @@
  */
 import { getTableColumns } from "drizzle-orm";
 import { getTableConfig } from "drizzle-orm/pg-core";
-import type { MobileAppRow, PlanRowSet } from "../../../schema/index.js";
+import { type MobileAppRow, PLAN_BOOKKEEPING, type PlanRowSet } from "../../../schema/index.js";
 import {
   mobileApps,
   planAlerts,
@@ -28,11 +28,11 @@ const copyPlans = copyTable(plans);
 /** The session's staging table of rows that replace others (a temporary table, emptied at commit). */
 const STAGING = "tas_plans_in";
 const PLAN_COLUMNS = Object.values(getTableColumns(plans)).map((c) => `"${c.name}"`);
-/** Bookkeeping columns a replay's rewrite leaves as they are. */
-const KEPT_BY_REWRITE = new Set(["id", "first_seen_at", "seen_at", "deleted_at", "raw_json", "content_hash"]);
-const REWRITE_FROM_STAGING = `UPDATE plans p SET ${Object.values(getTableColumns(plans))
-  .filter((c) => !KEPT_BY_REWRITE.has(c.name))
-  .map((c) => `"${c.name}" = s."${c.name}"`)
+/** Columns a replay's rewrite leaves as they are: the id and the bookkeeping, by key. */
+const KEPT_BY_REWRITE = new Set<string>(["id", ...PLAN_BOOKKEEPING]);
+const REWRITE_FROM_STAGING = `UPDATE plans p SET ${Object.entries(getTableColumns(plans))
+  .filter(([key]) => !KEPT_BY_REWRITE.has(key))
+  .map(([, c]) => `"${c.name}" = s."${c.name}"`)
   .join(", ")} FROM tas_plans_in s WHERE p.id = s.id`;
 const UPSERT_FROM_STAGING = `INSERT INTO plans (${PLAN_COLUMNS.join(", ")}) SELECT ${PLAN_COLUMNS.join(", ")} FROM ${STAGING}
   ON CONFLICT (id) DO UPDATE SET ${Object.values(getTableColumns(plans))

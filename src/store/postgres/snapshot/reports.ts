@@ -3,7 +3,7 @@
  * (the same id may even be listed twice, which a batch could not upsert).
  */
 import { getTableColumns } from "drizzle-orm";
-import type { ReportRowSet } from "../../../schema/index.js";
+import { REPORT_BOOKKEEPING, type ReportRowSet } from "../../../schema/index.js";
 import {
   reportAlerts,
   reportPlans,
@@ -26,7 +26,7 @@ const upsert = batchInserter(scheduledReports, { upsertKeys: CONTENT_KEYS });
 
 /** The content columns of a report row (what a replay writes again), by key, and their UPDATE. */
 const REWRITE = (() => {
-  const kept = new Set(["id", "rawJson", "contentHash", "firstSeenAt", "lastSeenAt", "deletedAt"]);
+  const kept = new Set<string>(["id", ...REPORT_BOOKKEEPING]);
   const entries = Object.entries(getTableColumns(scheduledReports)).filter(([k]) => !kept.has(k));
   const sets = entries.map(([, c], i) => `"${c.name}" = $${i + 1}`).join(", ");
   return {

@@ -5,7 +5,12 @@
  */
 
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { MobileAppRow, PlanColumns, PlanRowSet } from "../../../schema/index.js";
+import {
+  type MobileAppRow,
+  PLAN_BOOKKEEPING,
+  type PlanColumns,
+  type PlanRowSet,
+} from "../../../schema/index.js";
 import {
   mobileApps,
   planAlerts,
@@ -23,8 +28,8 @@ import { compileInsert, compileUpdate, overwrite, type RowWriter } from "../bind
 import type { Sqlite } from "../connection.js";
 import { VersionHistory } from "./versions.js";
 
-/** Columns of a plans row that the store fills in. */
-const BOOKKEEPING = ["rawJson", "contentHash", "firstSeenAt", "seenAt", "deletedAt"];
+/** Columns of a plans row that the store fills in (the writers take them in this order). */
+const BOOKKEEPING = PLAN_BOOKKEEPING;
 
 type ChildKey = Exclude<keyof PlanRowSet, "plan" | "mobileApps">;
 const CHILDREN: [ChildKey, SQLiteTable][] = [

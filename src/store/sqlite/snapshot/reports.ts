@@ -1,5 +1,5 @@
 /** Writes of scheduled reports: report rows, child tables and versions. */
-import type { ReportColumns, ReportRowSet } from "../../../schema/index.js";
+import { REPORT_BOOKKEEPING, type ReportColumns, type ReportRowSet } from "../../../schema/index.js";
 import {
   reportAlerts,
   reportPlans,
@@ -15,7 +15,8 @@ import type { Sqlite } from "../connection.js";
 import { prepared } from "../prepared.js";
 import { VersionHistory } from "./versions.js";
 
-const BOOKKEEPING = ["rawJson", "contentHash", "firstSeenAt", "lastSeenAt", "deletedAt"];
+/** Columns of a report row that the store fills in (the writers take them in this order). */
+const BOOKKEEPING = REPORT_BOOKKEEPING;
 
 export class ReportWriter {
   readonly #sqlite: Sqlite;
