@@ -44,6 +44,20 @@ const databaseSchema = (env: NodeJS.ProcessEnv) =>
 /** What a record outside the accepted schema gets: stored and recorded, refused, or stored without it. */
 const contract = z.enum(["evolve", "freeze", "discard_value"]).default("evolve");
 
+/** `schema`: how syncs observe the service's schema (its defaults are a sync's when none is given). */
+export const schemaSettings = z.strictObject({
+  /** Observe each new or changed record's JSON paths, types and values (schema_paths). */
+  observe: z.boolean().default(true),
+  /** Distinct strings listed per path, past which its values are not kept. */
+  valueCap: positiveInt.max(1000).default(50),
+  contract: z
+    .strictObject({
+      plan: contract,
+      scheduled_report: contract,
+    })
+    .prefault({}),
+});
+
 const syncSchema = z
   .strictObject({
     every: duration().optional(),
@@ -162,20 +176,7 @@ export function configSchema(env: NodeJS.ProcessEnv = process.env, secretsAt: Se
         })
         .prefault({}),
       server: serverSchema(env, secretsAt),
-      schema: z
-        .strictObject({
-          /** Observe each new or changed record's JSON paths, types and values (schema_paths). */
-          observe: z.boolean().default(true),
-          /** Distinct strings listed per path, past which its values are not kept. */
-          valueCap: positiveInt.max(1000).default(50),
-          contract: z
-            .strictObject({
-              plan: contract,
-              scheduled_report: contract,
-            })
-            .prefault({}),
-        })
-        .prefault({}),
+      schema: schemaSettings.prefault({}),
       alerts: z
         .strictObject({
           webhookUrl: secretUrl(env, HTTP, secretsAt).optional(),

@@ -1,18 +1,13 @@
 /** How a sync or a replay observes the service's schema: the config's schema.*, and its observer. */
+import type { z } from "zod";
+import { schemaSettings } from "../config/schema.js";
 import type { Store } from "../store/port.js";
-import { type ObserveSettings, RunObserver } from "./observing.js";
+import { RunObserver } from "./observing.js";
 
-export interface SchemaSettings {
-  observe: boolean;
-  valueCap: number;
-  contract: ObserveSettings["contract"];
-}
+export type SchemaSettings = z.infer<typeof schemaSettings>;
 
-export const DEFAULT_SCHEMA: SchemaSettings = {
-  observe: true,
-  valueCap: 50,
-  contract: { plan: "evolve", scheduled_report: "evolve" },
-};
+/** The config's defaults: what a sync or replay given no settings does. */
+export const DEFAULT_SCHEMA: SchemaSettings = schemaSettings.parse({});
 
 /** The run's observer, with what the store knows of the company's schema now. */
 export async function observerFor(store: Store, companyId: number, s: SchemaSettings): Promise<RunObserver> {
