@@ -48,12 +48,12 @@ export interface CommandSpec extends SpecBase {
    */
   signalEndsNormally?: boolean;
   /**
-   * The command only reads the database (and Redis; `schema --ack` writes an acknowledgement):
-   * it never talks to the service, sends a webhook or serves HTTP, so the config's "env:" secrets
-   * are read only if something uses them (an analyst's shell without the service's secrets can
-   * still run it).
+   * The command never talks to the service, sends a webhook or serves HTTP (it works on the
+   * database and Redis: reads, and writes of its own such as replay's rows or `schema --ack`),
+   * so the config's "env:" secrets are read only if something uses them: an analyst's shell
+   * without the service's secrets can still run it.
    */
-  readOnly?: boolean;
+  secretsWhenUsed?: boolean;
   passthrough?: undefined;
 }
 

@@ -49,7 +49,7 @@ Options:
 Exit codes: 0 every company replayed; 1 a company failed; 2 bad usage or config; 3 a stored
             record no longer reads (its rows were left as they are).`,
   options: { company: { type: "string" } },
-  readOnly: true,
+  secretsWhenUsed: true,
   load: () => import("../replay.js").then((m) => m.runReplay),
 };
 
@@ -102,7 +102,7 @@ Exit codes: 0 done (also when the reader of the output went away, as with | head
     "max-width": { type: "string" },
   },
   positionals: 1,
-  readOnly: true,
+  secretsWhenUsed: true,
   load: () => import("../query.js").then((m) => m.runQueryCommand),
 };
 

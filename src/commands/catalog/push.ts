@@ -71,7 +71,7 @@ Options:
     limit: { type: "string" },
     json: { type: "boolean" },
   },
-  readOnly: true,
+  secretsWhenUsed: true,
   load: () => import("../outbox.js").then((m) => m.runPushFailures),
 };
 

@@ -57,7 +57,7 @@ Options:
 Exit codes: 0 every company fresh and not failing; 3 some company stale or failing;
             2 bad usage or config.`,
   options: { json: { type: "boolean" } },
-  readOnly: true,
+  secretsWhenUsed: true,
   load: () => import("../status.js").then((m) => m.runStatus),
 };
 
@@ -103,7 +103,7 @@ Exit codes: 0 done; 2 bad usage or config, an unknown change id, a --since that 
     ack: { type: "string" },
   },
   positionals: 1,
-  readOnly: true,
+  secretsWhenUsed: true,
   load: () => import("../schema.js").then((m) => m.runSchema),
 };
 
