@@ -5,12 +5,12 @@
 import type { CreatedScenario, TasClient } from "../api/client.js";
 import type { Logger } from "../log.js";
 import { isSettled, OUTCOME_UNKNOWN } from "../schema/outbox-states.js";
-import type { AttemptKnowledge, OutboxStore, ParentInfo, SendableRow } from "../store/port-outbox.js";
+import type { AttemptKnowledge, OutboxStore, ParentInfo, SendableRow, Settle } from "../store/port-outbox.js";
 import { noTelemetry, type Telemetry } from "../telemetry.js";
 import { type CreateScenarioBody, scenarioSchema } from "../wire/schemas.js";
 import { classifyFailure } from "./classify.js";
 import type { RateLimitGate } from "./gate.js";
-import { afterProbe, CREDENTIALS_REFUSED, holdCompany, refusedCredentials } from "./held.js";
+import { afterProbe, CREDENTIALS_REFUSED, holdCompany, refusedCredentials, stillProbing } from "./held.js";
 import { parentFromRequest, parentObject, scenarioRow } from "./parent.js";
 import { afterExistsWithoutId, blockUnder, failWithDescendants } from "./settle.js";
 
@@ -66,6 +66,15 @@ export async function createScenarioFor(
   const wait = deps.gate?.wait(row.companyId) ?? 0;
   if (wait > 0) return { status: "later", delayMs: wait, reason: "the company's requests are rate limited" };
   if (deps.uniqueNames === false && (row.uncertain || row.inFlight)) return outcomeUnknown(deps, key, now());
+  // A held company's probe (probeHeld queued it with its reason kept): the service's answer, if
+  // it is not a refusal, says that the company's credentials work again.
+  const probe = row.errorCode === CREDENTIALS_REFUSED;
+  const release = async (at: string): Promise<string[]> =>
+    probe ? afterProbe(outbox, deps.logger, row.companyId, at) : [];
+  // An attempt that ends with nothing said of the credentials (a 5xx, a 429, no answer): a
+  // probe's row keeps its reason, so that its next attempt is the probe still.
+  const endUnanswered = (attempt: AttemptKnowledge, outcome: Settle, at: string) =>
+    outbox.endAttempt(key, attempt, probe ? stillProbing(row.companyId, outcome) : outcome, at);
   // The stored payload is the request body as JSON; only a row with a parent_key changes it.
   let payload = row.payloadJson;
   if (row.parentKey) {
@@ -98,15 +107,10 @@ export async function createScenarioFor(
     const outcome = classifyFailure(err, uncertain);
     // What this run knows of its own attempt (nothing, if it never got to send).
     const sent = (sure: boolean): AttemptKnowledge => (!began ? "none" : sure ? "sure" : "unknown");
-    // Any answer but a refusal says the credentials work: a probe of a held company got through.
-    const probed = async (): Promise<string[]> =>
-      row.errorCode === CREDENTIALS_REFUSED && outcome.kind !== "unauthorized" && began
-        ? afterProbe(outbox, deps.logger, row.companyId, now())
-        : [];
     switch (outcome.kind) {
       case "exists": {
         telemetry.pushOutcome("exists", null);
-        const released = await probed();
+        const released = await release(now());
         if (!(await outbox.markExists(key, outcome.message, now())))
           return { status: "exists", ready: released };
         deps.logger.info(
@@ -123,7 +127,7 @@ export async function createScenarioFor(
       }
       case "failed": {
         telemetry.pushOutcome("failed", outcome.code);
-        const released = await probed();
+        const released = await release(now());
         await failWithDescendants(outbox, key, outcome, sent(true), now());
         return { status: "failed", ready: released };
       }
@@ -141,14 +145,14 @@ export async function createScenarioFor(
       }
       case "rate-limited":
         if (deps.gate && job.rateLimitWaits < MAX_RATE_LIMIT_WAITS) {
-          await outbox.endAttempt(key, began ? "refused" : "none", outcome, now());
+          await endUnanswered(began ? "refused" : "none", outcome, now());
           telemetry.rateLimitWait("createScenario", (outcome.retryAfterMs ?? 0) / 1000);
           const delayMs = deps.gate.limited(row.companyId, outcome.retryAfterMs);
           return { status: "later", delayMs, reason: outcome.message };
         }
-        return retryOrFail(deps, key, row, outcome, sent(true), job.final, now());
+        return retryOrFail(deps, key, row, outcome, sent(true), job.final, endUnanswered, now());
       case "retry":
-        return retryOrFail(deps, key, row, outcome, sent(outcome.sure), job.final, now());
+        return retryOrFail(deps, key, row, outcome, sent(outcome.sure), job.final, endUnanswered, now());
     }
   }
   // The service created it: record the answer and queue the children it unblocks, in one
@@ -159,8 +163,7 @@ export async function createScenarioFor(
   const { ready } = await withLocalRetries(deps, `record scenario ${created.id} of ${key}`, () =>
     outbox.settleCreated(key, created, at),
   );
-  const released =
-    row.errorCode === CREDENTIALS_REFUSED ? await afterProbe(outbox, deps.logger, row.companyId, at) : [];
+  const released = await release(at);
   telemetry.pushOutcome("created", null);
   deps.logger.debug({ key, scenarioId: created.id }, "scenario created");
   return { status: "created", ready: [...ready, ...released] };
@@ -173,6 +176,7 @@ async function retryOrFail(
   outcome: { code: string; message: string },
   attempt: AttemptKnowledge,
   final: boolean,
+  endAttempt: (attempt: AttemptKnowledge, outcome: Settle, now: string) => Promise<void>,
   now: string,
 ): Promise<CreateResult> {
   const telemetry = deps.telemetry ?? noTelemetry;
@@ -183,7 +187,7 @@ async function retryOrFail(
     return { status: "failed", ready: [] };
   }
   telemetry.pushOutcome("retry", outcome.code);
-  await deps.outbox.endAttempt(key, attempt, outcome, now);
+  await endAttempt(attempt, outcome, now);
   return { status: "retry", code: outcome.code, message: outcome.message };
 }
 

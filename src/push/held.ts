@@ -1,8 +1,10 @@
 /**
  * A company whose credentials are refused holds back its own rows only: they wait `held`,
  * saying why, and every other company's rows go on. They go on once the credentials work
- * again: a probe (one held row, sent now and then by the reconciler) that gets any answer but
- * a refusal releases the rest; `resume-push --company ID` releases them at once.
+ * again: a probe (one held row, sent now and then by the reconciler) that the service answers
+ * with anything but a refusal (created, exists, or a failure of the row's own) releases the
+ * rest; a 5xx, a 429 or a lost answer tells nothing, and the probe is tried again.
+ * `resume-push --company ID` releases them at once.
  */
 import type { Logger } from "../log.js";
 import type { OutboxStore, Settle } from "../store/port-outbox.js";
@@ -44,31 +46,29 @@ export async function holdCompany(
 }
 
 /**
- * Held rows back to pending (one company, or all) and queued where ready. Returns the keys to
- * enqueue, and how many rows were released.
+ * While a probe has no answer that says anything of the credentials (a 5xx, a 429, a lost
+ * answer), its row keeps the held reason's code, so that its next attempt is the probe still.
  */
-export async function releaseHeld(
-  outbox: OutboxStore,
-  companyId: number | undefined,
-  now: string,
-): Promise<{ released: number; ready: string[] }> {
-  const released = await outbox.release(companyId, now);
-  if (released === 0) return { released, ready: [] };
-  return { released, ready: await queueReady(outbox, now, companyId === undefined ? {} : { companyId }) };
+export function stillProbing(companyId: number, outcome: Settle): Settle {
+  return {
+    code: CREDENTIALS_REFUSED,
+    message: `probing whether company ${companyId}'s credentials work again; the last attempt: ${outcome.message}`,
+  };
 }
 
-/** A probe got an answer that is not a refusal: the company's credentials work again. */
+/**
+ * A probe got an answer that is not a refusal: the company's credentials work again. Its held
+ * rows go back to pending; returns those of them (and any other of the company's) now queued.
+ */
 export async function afterProbe(
   outbox: OutboxStore,
   logger: Logger,
   companyId: number,
   now: string,
 ): Promise<string[]> {
-  const { released, ready } = await releaseHeld(outbox, companyId, now);
-  if (released > 0)
-    logger.info(
-      { companyId, released },
-      `company ${companyId}'s credentials work again: its held rows go on`,
-    );
+  const released = await outbox.release(companyId, now);
+  if (released === 0) return [];
+  const ready = await queueReady(outbox, now, { companyId });
+  logger.info({ companyId, released }, `company ${companyId}'s credentials work again: its held rows go on`);
   return ready;
 }

@@ -77,7 +77,10 @@ export interface SendableRow {
   attempts: number;
   inFlight: boolean;
   uncertain: boolean;
-  /** Why the row last waited or failed (a probe of a held company still says CREDENTIALS_REFUSED). */
+  /**
+   * Why the row last waited or failed. A probe of a held company says CREDENTIALS_REFUSED until
+   * an answer tells whether the credentials work (push/held.ts).
+   */
   errorCode: string | null;
   parent: ParentInfo | null;
 }

@@ -6,6 +6,8 @@ import { writeFileSync } from "node:fs";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/index.js";
 import { createScenarioFor } from "../../src/push/create.js";
+import { RateLimitGate } from "../../src/push/gate.js";
+import { CREDENTIALS_REFUSED } from "../../src/push/held.js";
 import { loadSeed, newRequests } from "../../src/push/submit.js";
 import { createClients } from "../../src/runtime.js";
 import { CREATE_ROUTE } from "../../src/simulator/router.js";
@@ -155,6 +157,52 @@ describe.each(storeKinds())("push recovery on $name", (kind) => {
     expect(stats.count(CREATE_ROUTE, 200)).toBe(2);
     expect(stats.count("POST /oauth/token", 200)).toBe(2);
     expect(await t.request("After")).toMatchObject({ status: "created", attempts: 1, uncertain: 0 });
+  });
+
+  it("keeps a probe a probe through a 500 and a 429, and releases its company's held rows once it gets through", async () => {
+    h = await startPushHarness(kind);
+    const t = h;
+    const store = await t.store();
+    const now = new Date().toISOString();
+    const seed = await loadSeed(
+      t.cfg,
+      t.seed("probe.ndjson", [seedRow("Held 1"), seedRow("Held 2"), seedRow("Held 3")]),
+    );
+    await store.outbox.record(newRequests(seed.valid), "b", seed.file, now);
+    await store.outbox.takeReady(now);
+    expect(await store.outbox.hold(COMPANY, { code: CREDENTIALS_REFUSED, message: "refused" }, now)).toBe(3);
+    const [probe, ...more] = await store.outbox.probeHeld(now);
+    expect(more).toEqual([]);
+    const others = ["Held 1", "Held 2", "Held 3"].filter((k) => k !== probe);
+    const statuses = async () => Promise.all(others.map(async (k) => (await t.request(k)).status));
+    let clock = Date.now();
+    const clients = createClients(t.cfg, logger);
+    const deps = {
+      outbox: store.outbox,
+      clientFor: clients.clientFor,
+      acquireSlot: async () => {},
+      gate: new RateLimitGate("company", () => clock),
+      logger,
+    };
+    try {
+      // A 500 and a 429 come before the service looks at the token: they say nothing of it.
+      await t.setFaults({ errorRate: 1 });
+      expect(await createScenarioFor(deps, probe as string)).toMatchObject({ status: "retry" });
+      expect(await statuses()).toEqual(["held", "held"]);
+      await t.setFaults({ errorRate: 0, rateLimitRate: 1, retryAfterSeconds: 1 });
+      expect(await createScenarioFor(deps, probe as string)).toMatchObject({ status: "later" });
+      expect(await statuses()).toEqual(["held", "held"]);
+      await t.setFaults({ rateLimitRate: 0 });
+      clock += 2000;
+      const created = await createScenarioFor(deps, probe as string);
+      expect(created).toMatchObject({ status: "created" });
+      expect((created as { ready: string[] }).ready.sort()).toEqual(others);
+    } finally {
+      await clients.close();
+    }
+    expect(await statuses()).toEqual(["queued", "queued"]);
+    expect(t.sim.state.stats.count(CREATE_ROUTE, 500)).toBe(1);
+    expect(t.sim.state.stats.count(CREATE_ROUTE, 429)).toBe(1);
   });
 
   it("keeps the id when recording a created scenario fails locally once", async () => {
