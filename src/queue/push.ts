@@ -60,7 +60,11 @@ export class PushQueue extends OwnedQueue implements PushJobs {
 
   /** Remove jobs left behind for keys about to be queued again (retry-failed). */
   async forget(keys: readonly string[]): Promise<void> {
-    for (const key of keys) await this.queue.remove(createJob.jobId(key));
+    // A chunk of removals at a time on the one connection (pipelined), not a round trip per key.
+    for (let i = 0; i < keys.length; i += ENQUEUE_CHUNK)
+      await Promise.all(
+        keys.slice(i, i + ENQUEUE_CHUNK).map((key) => this.queue.remove(createJob.jobId(key))),
+      );
   }
 
   startWorker(opts: { lockDurationMs?: number } = {}): Worker {

@@ -11,7 +11,8 @@ import { writeFileSync } from "node:fs";
 import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { PUSH_QUEUE } from "../../src/queue/push.js";
+import { PUSH_QUEUE, PushQueue } from "../../src/queue/push.js";
+import { createClients } from "../../src/runtime.js";
 import { CREATE_ROUTE } from "../../src/simulator/router.js";
 import { SIM_CLIENT_ID, SIM_CLIENT_SECRET } from "../../src/simulator/server.js";
 import { until } from "../support/daemon.js";
@@ -19,6 +20,7 @@ import { type StoreKind, storeKind, storeKinds } from "../support/stores.js";
 import {
   COMPANY,
   flatRows,
+  logger,
   MISSING_PROJECT,
   notOnce,
   OTHER_PROJECT,
@@ -529,6 +531,28 @@ describe("push without --wait", () => {
     } finally {
       await worker.close(true);
       connection.disconnect();
+    }
+  });
+});
+
+describe("the push queue's jobs", () => {
+  onKind(storeKind("sqlite"));
+
+  it("forgets the jobs of every key retry-failed puts back, however many (a chunk at a time)", async () => {
+    const t = await harness();
+    const store = await t.store();
+    const clients = createClients(t.cfg, logger);
+    const queue = new PushQueue({ cfg: t.cfg, outbox: store.outbox, clients, logger });
+    try {
+      const keys = Array.from({ length: 2500 }, (_, i) => `k${i}`);
+      await queue.enqueue(keys);
+      expect(await queue.queue.getJobCountByTypes("waiting")).toBe(2500);
+      await queue.forget(keys.slice(1));
+      expect(await queue.queue.getJobCountByTypes("waiting")).toBe(1);
+      expect((await queue.queue.getWaiting()).map((j) => j.data.key)).toEqual(["k0"]);
+    } finally {
+      await queue.close();
+      await clients.close();
     }
   });
 });
