@@ -69,8 +69,11 @@ export interface TextResponse {
   text: string;
 }
 
-/** How many 429s one call will sit out before giving up; they do not use up attempts. */
-const MAX_RATE_LIMIT_WAITS = 30;
+/**
+ * How many 429s one call will sit out before giving up; they do not use up attempts. A push job
+ * (push/create.ts) sits out as many before a 429 uses up one of its attempts.
+ */
+export const MAX_RATE_LIMIT_WAITS = 30;
 const MAX_ERROR_BODY = 64 * 1024;
 
 export class HttpTransport {

@@ -3,8 +3,9 @@
  * create-scenario job (and so behind `push --wait` and the daemon alike).
  */
 import type { CreatedScenario, TasClient } from "../api/client.js";
+import { MAX_RATE_LIMIT_WAITS } from "../api/http.js";
 import type { Logger } from "../log.js";
-import { isSettled, OUTCOME_UNKNOWN } from "../schema/outbox-states.js";
+import { GIVES_ID, isSettled, OUTCOME_UNKNOWN, type RequestStatus } from "../schema/outbox-states.js";
 import type { AttemptKnowledge, OutboxStore, ParentInfo, SendableRow, Settle } from "../store/port-outbox.js";
 import { noTelemetry, type Telemetry } from "../telemetry.js";
 import { type CreateScenarioBody, scenarioSchema } from "../wire/schemas.js";
@@ -38,10 +39,6 @@ export interface JobAttempt {
   final: boolean;
   rateLimitWaits: number;
 }
-
-/** How many 429 waits one job sits out before a 429 uses up one of its attempts. */
-export const MAX_RATE_LIMIT_WAITS = 30;
-export { OUTCOME_UNKNOWN };
 
 const LOCAL_WRITE_ATTEMPTS = 5;
 
@@ -144,6 +141,7 @@ export async function createScenarioFor(
         return { status: "held", ready: [] };
       }
       case "rate-limited":
+        // As many 429 waits as one HTTP call sits out, then a 429 uses up one of the job's attempts.
         if (deps.gate && job.rateLimitWaits < MAX_RATE_LIMIT_WAITS) {
           await endUnanswered(began ? "refused" : "none", outcome, now());
           telemetry.rateLimitWait("createScenario", (outcome.retryAfterMs ?? 0) / 1000);
@@ -205,7 +203,8 @@ async function outcomeUnknown(deps: CreateDeps, key: string, now: string): Promi
 
 /** The parent object to send, from the parent's answer or its request and known id; null if none. */
 function parentObjectOf(parent: ParentInfo) {
-  if (parent.scenarioId === null || (parent.status !== "created" && parent.status !== "exists")) return null;
+  if (parent.scenarioId === null || !(GIVES_ID as readonly RequestStatus[]).includes(parent.status))
+    return null;
   if (parent.scenarioJson !== null)
     return parentObject(scenarioSchema.parse(JSON.parse(parent.scenarioJson)));
   return parentFromRequest(JSON.parse(parent.payloadJson) as CreateScenarioBody, parent.scenarioId);
