@@ -113,7 +113,12 @@ async function pushAll(
       onSubmitted: () => {
         cpu = process.cpuUsage();
       },
-      wait: { startWorker: () => queue.startWorker(), pollMs: 500, signal: env.signal },
+      wait: {
+        startWorker: () => queue.startWorker(),
+        pollMs: 500,
+        signal: env.signal,
+        reconcileEveryMs: cfg.push.reconcileEveryMs,
+      },
     });
     const result = waited as NonNullable<typeof waited>;
     if (!result.done) throw new Error(result.reason);

@@ -18,8 +18,6 @@ export interface PushJobs {
   forget(keys: readonly string[]): Promise<void>;
 }
 
-export const RECONCILE_MS = 60_000;
-
 export interface Requeued {
   /** Rows that were queued already (their job re-added, or kept). */
   queued: string[];
@@ -67,7 +65,8 @@ export class PushReconciler {
   }
 
   /** A round every `everyMs` until stop(); a failed round is logged, and the next one runs. */
-  start(everyMs = RECONCILE_MS, opts: RequeueOptions = {}): void {
+  /** `everyMs`: push.reconcileEveryMs. */
+  start(everyMs: number, opts: RequeueOptions = {}): void {
     this.stop();
     this.#timer = setInterval(() => {
       this.requeue(opts).catch((err: Error) =>

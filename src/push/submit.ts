@@ -98,7 +98,8 @@ export interface SubmitOptions {
   /** Told once the rows are recorded and queued, before any wait. */
   onSubmitted?: (submitted: Submitted) => void | Promise<void>;
   /** Wait until the batch settles, running the workers (`startWorker`) and the reconciler meanwhile. */
-  wait?: WaitOptions & { startWorker(): void; reconcileEveryMs?: number };
+  /** `reconcileEveryMs`: push.reconcileEveryMs. */
+  wait?: WaitOptions & { startWorker(): void; reconcileEveryMs: number };
 }
 
 /**
