@@ -14,10 +14,18 @@ export interface QueryRun {
   database: DatabaseTarget;
   format: OutputFormat;
   table?: TableOptions;
+  /** csv: cells exactly as stored, without the formula guard. */
+  rawCsv?: boolean;
   /** Where the rows go (process.stdout in the CLI). */
   output: NodeJS.WritableStream;
-  /** Stops the output between two rows (Ctrl-C). */
+  /** Stops the query, running or streaming (Ctrl-C, SIGTERM). */
   signal?: AbortSignal;
+  /** From the start until the last row is read, ms; 0: no limit. */
+  timeoutMs?: number;
+  /** Table output only: rows printed at most; a line says when more were cut. 0: no cap. */
+  maxRows?: number;
+  /** Where warnings go, one line each (stderr in the CLI). */
+  warn?: (line: string) => void;
 }
 
 /** Exit code when the user stopped the output (128 + SIGINT). */
@@ -30,21 +38,40 @@ const STOPPED = 130;
 export async function runQuery(q: QueryRun): Promise<number> {
   const store = await openStore(q.database, { readonly: true });
   const out = new StreamOutput(q.output);
+  const cap = q.format === "table" && q.maxRows !== undefined && q.maxRows > 0 ? q.maxRows : Infinity;
   try {
-    const cursor = await store.sql.query(q.sql);
-    const sink = createSink(q.format, out.write, q.table);
+    const cursor = await store.sql.query(q.sql, { timeoutMs: q.timeoutMs, signal: q.signal });
+    for (const line of cursor.warnings) (q.warn ?? ((l) => process.stderr.write(`${l}\n`)))(line);
+    if (q.signal?.aborted) return STOPPED;
+    const sink = createSink(q.format, out.write, q.table, { raw: q.rawCsv });
     sink.begin(cursor.columns);
+    let shown = 0;
+    let cut = false;
     for await (const row of cursor.rows) {
+      // Leaving the loop closes the cursor: the query stops at the row after the cap.
+      if (shown === cap) {
+        cut = true;
+        break;
+      }
       sink.row(row);
+      shown++;
       if (out.full) {
         await out.flush();
         if (out.closed) return 0;
         if (q.signal?.aborted) return STOPPED;
       }
     }
+    if (q.signal?.aborted) {
+      await out.flush();
+      return STOPPED;
+    }
     sink.end();
+    if (cut)
+      out.write(
+        `(the first ${shown} rows; more were cut: raise --max-rows, 0 for all, or use --format csv)\n`,
+      );
     await out.flush();
-    return q.signal?.aborted ? STOPPED : 0;
+    return 0;
   } finally {
     out.dispose();
     await store.close();

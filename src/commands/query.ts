@@ -1,5 +1,5 @@
 /** `tas-sync query "SQL"`: a read-only query against the database, streamed in a chosen format. */
-import { databaseTarget } from "../config/index.js";
+import { databaseTarget, parseDuration } from "../config/index.js";
 import {
   DEFAULT_MAX_CELL_WIDTH,
   isOutputFormat,
@@ -14,16 +14,42 @@ export const runQueryCommand: CommandRun = async (ctx) => {
   if (!sql) throw new UsageError('missing the SQL text, e.g. tas-sync query "SELECT * FROM sync_runs"');
   const format = formatFlag(ctx.flags);
   const maxWidth = atLeast(ctx.flags, "max-width", 4);
-  const database = typeof ctx.flags.db === "string" ? databaseTarget(ctx.flags.db) : ctx.config().database;
+  const timeout = timeoutFlag(ctx.flags);
+  const maxRows = atLeast(ctx.flags, "max-rows", 0);
+  // With --db the config file is not read: its bounds are the defaults unless the flags say.
+  const cfg = typeof ctx.flags.db === "string" ? undefined : ctx.config();
+  const database = cfg ? cfg.database : databaseTarget(ctx.flags.db as string);
+  const logger = await ctx.logger();
+  logger.debug({ database: database.display }, "query started");
   return runQuery({
     sql,
     database,
     format,
     table: { maxCellWidth: maxWidth ?? DEFAULT_MAX_CELL_WIDTH },
+    rawCsv: ctx.flags["raw-csv"] === true,
     output: process.stdout,
     signal: ctx.stopSignal,
+    timeoutMs: timeout ?? cfg?.query.timeout ?? DEFAULT_TIMEOUT_MS,
+    maxRows: maxRows ?? cfg?.query.maxRows ?? DEFAULT_MAX_ROWS,
+    warn: (line) => process.stderr.write(`tas-sync query: ${line}\n`),
   });
 };
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_ROWS = 1000;
+
+/** --timeout: a duration of at least 1s, or 0 for none. */
+function timeoutFlag(flags: Flags): number | undefined {
+  const v = flags.timeout;
+  if (v === undefined) return undefined;
+  if (typeof v === "string" && v.trim() === "0") return 0;
+  const ms = typeof v === "string" ? parseDuration(v) : null;
+  if (ms === null || ms < 1000)
+    throw new UsageError(
+      `--timeout expects a duration of at least 1s like "30s" or "5m", or 0 for none, got "${String(v)}"`,
+    );
+  return ms;
+}
 
 /** --format, with --json as the old name of ndjson. */
 function formatFlag(flags: Flags): OutputFormat {

@@ -160,6 +160,17 @@ export const CONFIG_KEY_DOCS: Record<string, KeyDoc> = {
     type: '`"evolve"`, `"freeze"` or `"discard_value"`',
     description: "The same for scheduled reports.",
   },
+  query: { description: "Bounds of `tas-sync query` (see [Security](../security.md#query))." },
+  "query.timeout": {
+    type: 'duration, at least 1 s, or `"0"` for none',
+    default: '`"1m"`',
+    description:
+      "How long a query may run, from its start until its last row is read; past it the query is stopped (on PostgreSQL also the server's `statement_timeout`) and `query` exits 2. `--timeout` overrides it; with `--db` the config file is not read, so only `--timeout` applies.",
+  },
+  "query.maxRows": {
+    description:
+      "Rows printed at most by `query`'s table output (`--format table`, the default); a last line says when more were cut and the query stops there. `0`: no cap. csv, json and ndjson are never cut. `--max-rows` overrides it.",
+  },
   push: { description: "The push side." },
   "push.ratePerSecond": {
     description:

@@ -1,6 +1,7 @@
 /** The zod schema of the config file. Secrets may be written "env:NAME"; durations as "15m". */
 import { z } from "zod";
 import { type DatabaseTarget, databaseTarget, postgresUrlProblem } from "./database.js";
+import { parseDuration } from "./duration.js";
 import { duration, envString, type SecretsAt, secret, secretUrl, url } from "./fields.js";
 
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
@@ -56,6 +57,26 @@ export const schemaSettings = z.strictObject({
       scheduled_report: contract,
     })
     .prefault({}),
+});
+
+/** `query.timeout`: a duration, or "0" for no limit. */
+const timeoutOrNone = z.string().transform((value, ctx) => {
+  if (value.trim() === "0") return 0;
+  const ms = parseDuration(value);
+  if (ms === null || ms < 1000) {
+    ctx.addIssue({
+      code: "custom",
+      message: `expected a duration of at least 1s like "30s" or "5m", or "0" for none, got "${value}"`,
+    });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+/** `query`: bounds of `tas-sync query`. */
+export const querySettings = z.strictObject({
+  timeout: timeoutOrNone.default(60_000),
+  maxRows: z.number().int().min(0).default(1000),
 });
 
 const syncSchema = z
@@ -177,6 +198,7 @@ export function configSchema(env: NodeJS.ProcessEnv = process.env, secretsAt: Se
         .prefault({}),
       server: serverSchema(env, secretsAt),
       schema: schemaSettings.prefault({}),
+      query: querySettings.prefault({}),
       alerts: z
         .strictObject({
           webhookUrl: secretUrl(env, HTTP, secretsAt).optional(),

@@ -44,6 +44,16 @@ export interface Store {
 export interface QueryCursor {
   columns: string[];
   rows: AsyncIterable<unknown[]>;
+  /** One-line warnings for people (a superuser role, a role that may write), printed before the rows. */
+  warnings: string[];
+}
+
+/** How long a query may run, and what stops it. */
+export interface QueryOptions {
+  /** From the start until the last row is read, ms; 0 or absent: no limit. */
+  timeoutMs?: number;
+  /** Stops a running query (Ctrl-C): the rows end early, whatever the statement is doing. */
+  signal?: AbortSignal;
 }
 
 export interface SqlReader {
@@ -51,7 +61,7 @@ export interface SqlReader {
    * Runs one statement in a read-only context. Throws QueryReadOnlyError for a statement that
    * writes and QueryError (a one-line message for people) for any other problem with the SQL.
    */
-  query(sql: string): Promise<QueryCursor>;
+  query(sql: string, opts?: QueryOptions): Promise<QueryCursor>;
   /** The applied migrations, for `migrate`. */
   migrationCount(): Promise<number>;
 }
@@ -59,6 +69,18 @@ export interface SqlReader {
 /** The SQL given to `query` cannot run: the message says why, in one line, for people (exit 2). */
 export class QueryError extends UserError {
   override name = "QueryError";
+}
+
+/** A query that ran longer than its timeout: the message names the key and the flag to raise it. */
+export class QueryTimeoutError extends QueryError {
+  override name = "QueryTimeoutError";
+}
+
+/** The one line of a query stopped by its timeout. */
+export function timeoutMessage(timeoutMs: number): string {
+  const s = timeoutMs / 1000;
+  const text = s % 60 === 0 ? `${s / 60}m` : `${s}s`;
+  return `query stopped: it ran longer than its timeout of ${text} (raise query.timeout or --timeout; 0 for none)`;
 }
 
 /** A statement that would write, given to `query`. */

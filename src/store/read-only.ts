@@ -23,11 +23,17 @@ export function readOnlyRefusal(sql: string, stmt: { reader: boolean; readonly: 
   return readOnlyMessage(sql);
 }
 
+/** The statements `query` runs, per store, as the refusals name them. */
+const READS = {
+  sqlite: "(use SELECT, WITH or PRAGMA)",
+  postgres: "(use SELECT, WITH, VALUES, TABLE, EXPLAIN or SHOW)",
+};
+
 /** The plain-words refusal of a statement that writes (or returns no rows). */
-export function readOnlyMessage(sql: string): string {
+export function readOnlyMessage(sql: string, dialect: keyof typeof READS = "sqlite"): string {
   const keyword = firstKeyword(sql);
-  const hint = "(use SELECT, WITH or PRAGMA)";
-  if (keyword === "PRAGMA")
+  const hint = READS[dialect];
+  if (keyword === "PRAGMA" && dialect === "sqlite")
     return "query is read-only: a PRAGMA that sets a value is not allowed (read it with PRAGMA name)";
   if (keyword === "WITH") {
     const verb = WRITE_VERB.exec(sql)?.[1]?.toUpperCase();

@@ -87,7 +87,7 @@ describe("query streams large results", () => {
   });
 
   it("prints 200,000 rows through the CLI as a table: header, rule and one line each", async () => {
-    const r = await runCli(["query", "--db", db, "SELECT id, name FROM big"]);
+    const r = await runCli(["query", "--db", db, "--max-rows", "0", "SELECT id, name FROM big"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.out).toHaveLength(ROWS + 2);

@@ -66,7 +66,9 @@ describe.each(storeKinds())("query on $name", (kind) => {
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(QueryReadOnlyError);
-    expect((err as Error).message).toBe(readOnlyMessage(sql));
+    expect((err as Error).message).toBe(
+      readOnlyMessage(sql, kind.name === "postgres" ? "postgres" : "sqlite"),
+    );
     expect(await kind.rows(store, "SELECT count(*) AS n FROM plans")).toEqual([{ n: 2 }]);
   });
 

@@ -71,35 +71,56 @@ Options:
 export const querySpec: CommandSpec = {
   name: "query",
   summary: "run a read-only SQL query against the database and print the rows",
-  help: `Usage: tas-sync query "SQL" [--format table|csv|json|ndjson] [--db PATH|URL] [--max-width N]
+  help: `Usage: tas-sync query "SQL" [--format table|csv|json|ndjson] [--db PATH|URL] [--timeout DURATION]
+                        [--max-rows N] [--max-width N] [--raw-csv]
 
-Opens the database read-only (on PostgreSQL: a READ ONLY transaction) and prints the rows of
-one SELECT, WITH or PRAGMA statement. Needs none of the service's secrets.
-Rows are streamed: a result of millions of rows prints in bounded memory.
+Prints the rows of one statement that reads. Nothing runs before it is checked:
+  SQLite: the compiled statement must read (SELECT, WITH, VALUES, EXPLAIN, PRAGMA name), on
+    a read-only connection, in a process of its own that a stop or the timeout kills at once.
+  PostgreSQL: PostgreSQL's own parser reads the text first: exactly one SELECT (no INTO, no
+    FOR UPDATE/SHARE), WITH without INSERT/UPDATE/DELETE/MERGE, VALUES, TABLE, EXPLAIN without
+    ANALYZE or SHOW; COPY, DO, CALL, SET and the rest are refused unsent. It then runs in a
+    READ ONLY transaction with a statement timeout. A superuser role, or one that may write
+    the mirror's tables, draws a warning: use a reader role (tas-sync grant-reader).
+Needs none of the service's secrets. Rows are streamed: a result of millions of rows prints
+in bounded memory.
 Example: tas-sync query "SELECT platform, count(*) FROM plans WHERE deleted_at IS NULL GROUP BY 1"
 
 Options:
-  --db PATH|URL       SQLite file or postgres:// URL (default: the config's "database")
+  --db PATH|URL       SQLite file or postgres:// URL (default: the config's "database"; the
+                        config file is then not read)
   --format FORMAT     table (default): aligned columns for people; NULL shows as NULL, control
                         characters as escapes (\\x1b, \\n, \\t); long cells end in "…"; the
                         widths come from the first 1000 rows
-                      csv: RFC 4180 with a header row; NULL is an empty field, '' is ""
+                      csv: RFC 4180 with a header row; NULL is an empty field, '' is ""; a text
+                        cell that starts with = + - @ tab or CR gets a leading ' (a spreadsheet
+                        would run it as a formula); numbers such as -5 are left as they are
                       json: one JSON array of row objects; NULL is null
                       ndjson: one JSON object per line
   --json              the same as --format ndjson
+  --timeout DURATION  stop the query when it runs longer (from its start until its last row
+                        is read), e.g. 30s, 5m; 0 for none (default: query.timeout, 1m)
+  --max-rows N        table output: print at most N rows, then say that more were cut and stop
+                        the query; 0 for all (default: query.maxRows, 1000)
   --max-width N       widest table cell, in terminal columns (default ${DEFAULT_MAX_CELL_WIDTH})
+  --raw-csv           csv: write every cell exactly as stored, formulas included (for a
+                        program that reads the CSV, never for a spreadsheet)
 
-csv, json and ndjson carry the values exactly; 64-bit integers are exact; a blob is X'..'.
-A statement that writes (INSERT, UPDATE, DELETE, CREATE, DROP...) is refused.
+csv (without the formula guard), json and ndjson carry the values exactly; 64-bit integers are
+exact; a blob is X'..'. A statement that writes (INSERT, UPDATE, DELETE, CREATE, DROP...) is
+refused. See docs/security.md.
 
 Exit codes: 0 done (also when the reader of the output went away, as with | head);
-            2 bad SQL, a statement that writes, a missing database or bad usage;
+            2 bad SQL, a statement that writes, the timeout, a missing database or bad usage;
             130/143 stopped by SIGINT (Ctrl-C)/SIGTERM.`,
   options: {
     db: { type: "string" },
     json: { type: "boolean" },
     format: { type: "string" },
+    timeout: { type: "string" },
+    "max-rows": { type: "string" },
     "max-width": { type: "string" },
+    "raw-csv": { type: "boolean" },
   },
   positionals: 1,
   secretsWhenUsed: true,

@@ -2,13 +2,13 @@
  * Streaming output formats for query results: table, csv, json, ndjson. Pure (text goes to a
  * `write` function), so any row source can use them: a better-sqlite3 iterator, a pg cursor.
  */
-import { csvSink } from "./csv.js";
+import { type CsvOptions, csvSink } from "./csv.js";
 import type { OutputFormat } from "./defaults.js";
 import { jsonSink, ndjsonSink } from "./json.js";
 import type { RowSink, Write } from "./sink.js";
 import { type TableOptions, tableSink } from "./table.js";
 
-export { csvField, csvSink } from "./csv.js";
+export { type CsvOptions, csvField, csvSink, formulaSafe } from "./csv.js";
 export type { OutputFormat } from "./defaults.js";
 export { jsonSink, ndjsonSink } from "./json.js";
 export type { RowSink, Write } from "./sink.js";
@@ -16,13 +16,18 @@ export { type TableOptions, tableSink } from "./table.js";
 export { valueJson, valueText } from "./value.js";
 export { displayWidth, fitWidth, truncateToWidth } from "./width.js";
 
-/** The sink of a format; `table` options apply to the table only. */
-export function createSink(format: OutputFormat, write: Write, table: TableOptions = {}): RowSink {
+/** The sink of a format; `table` options apply to the table only, `csv` ones to csv. */
+export function createSink(
+  format: OutputFormat,
+  write: Write,
+  table: TableOptions = {},
+  csv: CsvOptions = {},
+): RowSink {
   switch (format) {
     case "table":
       return tableSink(write, table);
     case "csv":
-      return csvSink(write);
+      return csvSink(write, csv);
     case "json":
       return jsonSink(write);
     case "ndjson":

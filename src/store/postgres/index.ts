@@ -64,7 +64,7 @@ export async function openPostgresStore(
     outbox: postgresOutbox(pool),
     schema: postgresSchema(pool),
     sql: {
-      query: (sql) => readOnlyQuery(target.url, target.display, sql),
+      query: (sql, opts) => readOnlyQuery(target.url, target.display, sql, opts),
       migrationCount: () => appliedMigrations(pool),
     },
     ping: async () => {

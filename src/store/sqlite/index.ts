@@ -64,7 +64,7 @@ export function openSqliteStore(path: string, opts: SqliteOptions = {}): SqliteS
     outbox: sqliteOutbox(sqlite),
     schema: sqliteSchema(sqlite),
     sql: {
-      query: async (sql) => readOnlyQuery(path, sql),
+      query: (sql, opts) => readOnlyQuery(path, sql, opts),
       migrationCount: async () => appliedMigrations(sqlite),
     },
     ping: async () => {

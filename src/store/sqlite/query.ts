@@ -1,47 +1,167 @@
 /**
- * Read-only SQL for people (`tas-sync query`) on SQLite: a second, read-only connection; only a
- * statement that reads runs (better-sqlite3 tells from the compiled statement); rows streamed
- * as arrays (duplicate column names kept), 64-bit integers exact.
+ * Read-only SQL for people (`tas-sync query`) on SQLite: the statement runs in a process of its
+ * own (query-child.ts) on a read-only connection, so a stop (Ctrl-C, SIGTERM) or the timeout
+ * kills it at once, even inside a step that never returns a row. Only a statement that reads
+ * runs (better-sqlite3 tells from the compiled statement); rows come back in batches as arrays
+ * (duplicate column names kept), 64-bit integers exact, at most two batches held.
  */
-import Database from "better-sqlite3";
-import { type QueryCursor, QueryError, QueryReadOnlyError } from "../port.js";
+import { type ChildProcess, spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { StoreError } from "../errors.js";
+import {
+  type QueryCursor,
+  QueryError,
+  type QueryOptions,
+  QueryReadOnlyError,
+  QueryTimeoutError,
+  timeoutMessage,
+} from "../port.js";
 import { readOnlyMessage, readOnlyRefusal } from "../read-only.js";
-import { openConnection, type Sqlite } from "./connection.js";
+import { DEFAULT_BUSY_TIMEOUT_MS } from "./connection.js";
+import { CHILD_SOURCE, type FromChild, type ToChild } from "./query-child.js";
 
-export function readOnlyQuery(path: string, sql: string): QueryCursor {
-  const db: Sqlite = openConnection(path, { readonly: true });
-  let stmt: Database.Statement;
+type Ended = { kind: "stopped" } | { kind: "timeout" } | { kind: "exit"; detail: string };
+
+export async function readOnlyQuery(
+  path: string,
+  sql: string,
+  opts: QueryOptions = {},
+): Promise<QueryCursor> {
+  const child = spawn(process.execPath, ["-e", CHILD_SOURCE], {
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    serialization: "advanced",
+  });
+  const messages = new Inbox(child);
+  const timeoutMs = opts.timeoutMs ?? 0;
+  const timer = timeoutMs > 0 ? setTimeout(() => messages.end({ kind: "timeout" }), timeoutMs) : undefined;
+  const onAbort = () => messages.end({ kind: "stopped" });
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  const finish = () => {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener("abort", onAbort);
+    messages.end({ kind: "stopped" });
+  };
+  if (opts.signal?.aborted) onAbort();
+  const ended = (e: Ended): Error | null => {
+    if (e.kind === "timeout") return new QueryTimeoutError(timeoutMessage(timeoutMs));
+    if (e.kind === "exit") return new QueryError(`query failed: the query process ended (${e.detail})`);
+    return null;
+  };
+
+  let columns: string[];
   try {
-    stmt = db.prepare(sql);
-    const refusal = readOnlyRefusal(sql, stmt);
+    messages.send({
+      type: "run",
+      driver: createRequire(import.meta.url).resolve("better-sqlite3"),
+      path,
+      sql,
+      busyTimeoutMs: DEFAULT_BUSY_TIMEOUT_MS,
+    });
+    const first = await messages.next();
+    if ("kind" in first) {
+      const err = ended(first);
+      if (err) throw err;
+      finish();
+      return { columns: [], rows: (async function* () {})(), warnings: [] };
+    }
+    if (first.type === "open-error")
+      throw new StoreError(
+        `cannot open database ${path}: ${first.message} (does it exist? run tas-sync sync first)`,
+      );
+    if (first.type !== "ready") throw childError(first, sql);
+    const refusal = readOnlyRefusal(sql, first);
     if (refusal !== null) throw new QueryReadOnlyError(refusal);
+    columns = first.columns;
   } catch (err) {
-    db.close();
-    throw queryError(err, sql);
+    finish();
+    throw err;
   }
-  const columns = stmt.columns().map((c) => c.name);
+
   async function* rows(): AsyncGenerator<unknown[]> {
     try {
-      for (const row of stmt.raw(true).safeIntegers(true).iterate() as IterableIterator<unknown[]>) yield row;
-    } catch (err) {
-      throw queryError(err, sql);
+      messages.send({ type: "more" });
+      for (;;) {
+        const m = await messages.next();
+        if ("kind" in m) {
+          const err = ended(m);
+          if (err) throw err;
+          return;
+        }
+        if (m.type !== "rows") throw childError(m, sql);
+        // Ask for the next batch while this one is written: two at most are held.
+        if (!m.done) messages.send({ type: "more" });
+        for (const row of m.rows) yield row.map(asBuffer);
+        if (m.done) return;
+      }
     } finally {
-      db.close();
+      finish();
     }
   }
-  return { columns, rows: rows() };
+  return { columns, rows: rows(), warnings: [] };
 }
 
-/** The driver's error as one line for people. */
-function queryError(err: unknown, sql: string): Error {
-  if (err instanceof QueryError) return err;
-  const e = err as Error & { code?: string };
+/** A blob crosses the channel as a Uint8Array; the formats take either, people's code expects a Buffer. */
+function asBuffer(v: unknown): unknown {
+  return v instanceof Uint8Array && !Buffer.isBuffer(v)
+    ? Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+    : v;
+}
+
+/**
+ * The child's messages as a queue, ended by a stop, the timeout or the child's exit (the first
+ * of them wins; ending kills the child).
+ */
+class Inbox {
+  private queue: FromChild[] = [];
+  private waiting: ((m: FromChild | Ended) => void) | null = null;
+  private over: Ended | null = null;
+
+  constructor(private readonly child: ChildProcess) {
+    child.on("message", (m: FromChild) => {
+      if (this.over) return;
+      const w = this.waiting;
+      this.waiting = null;
+      if (w) w(m);
+      else this.queue.push(m);
+    });
+    child.on("exit", (code, signal) => this.end({ kind: "exit", detail: signal ?? `exit code ${code}` }));
+    child.on("error", (err) => this.end({ kind: "exit", detail: err.message }));
+  }
+
+  send(m: ToChild): void {
+    if (this.over === null && this.child.connected) this.child.send(m);
+  }
+
+  next(): Promise<FromChild | Ended> {
+    const m = this.queue.shift();
+    if (m !== undefined) return Promise.resolve(m);
+    if (this.over) return Promise.resolve(this.over);
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
+  }
+
+  end(why: Ended): void {
+    if (this.over) return;
+    this.over = why;
+    this.queue = [];
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
+    const w = this.waiting;
+    this.waiting = null;
+    w?.(why);
+  }
+}
+
+/** The driver's error, as the child reported it, in one line for people. */
+function childError(m: FromChild, sql: string): Error {
+  if (m.type !== "error")
+    return new QueryError(`query failed: unexpected answer from the query process (${m.type})`);
   // The read-only connection is the backstop of the check before running.
-  if (e.code === "SQLITE_READONLY") return new QueryReadOnlyError(readOnlyMessage(sql));
-  if (e instanceof RangeError && /no statements/.test(e.message))
+  if (m.code === "SQLITE_READONLY") return new QueryReadOnlyError(readOnlyMessage(sql));
+  if (m.name === "RangeError" && /no statements/.test(m.message))
     return new QueryError("query failed: the SQL text holds no statement");
-  if (e instanceof RangeError && /more than one statement/.test(e.message))
+  if (m.name === "RangeError" && /more than one statement/.test(m.message))
     return new QueryError("query failed: the SQL text holds more than one statement (run one at a time)");
-  if (e instanceof Database.SqliteError) return new QueryError(`query failed: ${e.message}`);
-  return e;
+  if (m.name === "SqliteError") return new QueryError(`query failed: ${m.message}`);
+  return new Error(m.message);
 }

@@ -1,0 +1,20 @@
+import { Worker } from "node:worker_threads";
+import { createRequire } from "node:module";
+const driver = createRequire(import.meta.url).resolve("better-sqlite3");
+const code = `
+const { parentPort, workerData } = require("node:worker_threads");
+const Database = require(workerData.driver);
+const db = new Database(":memory:");
+parentPort.postMessage("started");
+const r = db.prepare("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c").get();
+parentPort.postMessage(r);
+`;
+const w = new Worker(code, { eval: true, workerData: { driver } });
+w.on("message", (m) => console.log("msg", m));
+w.on("exit", (c) => console.log("exit", c, performance.now()));
+await new Promise((r) => setTimeout(r, 1000));
+console.log("terminating", performance.now());
+const t = w.terminate().then((c) => console.log("terminated", c, performance.now()));
+await Promise.race([t, new Promise((r) => setTimeout(r, 2000))]);
+console.log("process.exit", performance.now());
+process.exit(130);
