@@ -26,6 +26,8 @@ export interface QueryRun {
   maxRows?: number;
   /** Where warnings go, one line each (stderr in the CLI). */
   warn?: (line: string) => void;
+  /** Called once the statement is checked and running (the CLI logs it at debug level). */
+  onRunning?: () => void;
 }
 
 /** Exit code when the user stopped the output (128 + SIGINT). */
@@ -43,6 +45,7 @@ export async function runQuery(q: QueryRun): Promise<number> {
     const cursor = await store.sql.query(q.sql, { timeoutMs: q.timeoutMs, signal: q.signal });
     for (const line of cursor.warnings) (q.warn ?? ((l) => process.stderr.write(`${l}\n`)))(line);
     if (q.signal?.aborted) return STOPPED;
+    q.onRunning?.();
     const sink = createSink(q.format, out.write, q.table, { raw: q.rawCsv });
     sink.begin(cursor.columns);
     let shown = 0;

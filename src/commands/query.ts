@@ -19,8 +19,6 @@ export const runQueryCommand: CommandRun = async (ctx) => {
   // With --db the config file is not read: its bounds are the defaults unless the flags say.
   const cfg = typeof ctx.flags.db === "string" ? undefined : ctx.config();
   const database = cfg ? cfg.database : databaseTarget(ctx.flags.db as string);
-  const logger = await ctx.logger();
-  logger.debug({ database: database.display }, "query started");
   return runQuery({
     sql,
     database,
@@ -31,6 +29,9 @@ export const runQueryCommand: CommandRun = async (ctx) => {
     signal: ctx.stopSignal,
     timeoutMs: timeout ?? cfg?.query.timeout ?? DEFAULT_TIMEOUT_MS,
     maxRows: maxRows ?? cfg?.query.maxRows ?? DEFAULT_MAX_ROWS,
+    onRunning: () => {
+      void ctx.logger().then((l) => l.debug({ database: database.display }, "query running"));
+    },
     warn: (line) => process.stderr.write(`tas-sync query: ${line}\n`),
   });
 };
