@@ -163,6 +163,21 @@ describe("query refuses what it must not run", () => {
     expect(r.stderr).toBe(`tas-sync query: ${message}\n`);
   });
 
+  it("writes formulas inert in csv, numbers as they are, and exactly with --raw-csv", async () => {
+    const sql =
+      "SELECT '=HYPERLINK(\"http://x\")' AS name, '+cmd|'' /C calc''!A0' AS other, -5 AS n, '-5' AS t";
+    const safe = await runCli(["query", "--db", db, "--format", "csv", sql]);
+    expect(safe.out.map((l) => l.replace(/\r$/, ""))).toEqual([
+      "name,other,n,t",
+      `"'=HYPERLINK(""http://x"")",'+cmd|' /C calc'!A0,-5,-5`,
+    ]);
+    const raw = await runCli(["query", "--db", db, "--format", "csv", "--raw-csv", sql]);
+    expect(raw.out.map((l) => l.replace(/\r$/, ""))).toEqual([
+      "name,other,n,t",
+      `"=HYPERLINK(""http://x"")",+cmd|' /C calc'!A0,-5,-5`,
+    ]);
+  });
+
   it("keeps --json as ndjson", async () => {
     const r = await runCli(["query", "--db", db, "--json", "SELECT id FROM big WHERE id <= 2"]);
     expect(r.out.map((l) => JSON.parse(l))).toEqual([{ id: 1 }, { id: 2 }]);

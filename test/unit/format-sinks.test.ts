@@ -43,6 +43,45 @@ describe("csv", () => {
     expect(csvField(value)).toBe(expected);
   });
 
+  it.each([
+    ['=HYPERLINK("http://x","y")', `"'=HYPERLINK(""http://x"",""y"")"`],
+    ["+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0"],
+    ["-2+3+cmd|' /C calc'!A0", "'-2+3+cmd|' /C calc'!A0"],
+    ["@SUM(1+1)*cmd|' /C calc'!A0", "'@SUM(1+1)*cmd|' /C calc'!A0"],
+    ["\t=1+1", "'\t=1+1"],
+    ["\r=1+1", `"'\r=1+1"`],
+    ["=", "'="],
+    ["-", "'-"],
+    ["- a list item", "'- a list item"],
+    ["a=1", "a=1"],
+    [" =1", " =1"],
+  ])("makes the formula %j inert with a leading quote", (value, expected) => {
+    expect(csvField(value)).toBe(expected);
+  });
+
+  it.each([
+    ["-5", "-5"],
+    ["+5", "+5"],
+    ["-1.25", "-1.25"],
+    ["-.5", "-.5"],
+    ["-2e3", "-2e3"],
+    [-5, "-5"],
+    [-9007199254740993n, "-9007199254740993"],
+    [-0.5, "-0.5"],
+  ])("leaves the number %s as it is (a spreadsheet reads it as that number)", (value, expected) => {
+    expect(csvField(value)).toBe(expected);
+  });
+
+  it("writes cells exactly as stored with raw", () => {
+    expect(csvField("=1+1", { raw: true })).toBe("=1+1");
+    expect(csvField("+cmd|' /C calc'!A0", { raw: true })).toBe("+cmd|' /C calc'!A0");
+    expect(csvField("\r=1", { raw: true })).toBe('"\r=1"');
+  });
+
+  it("guards header names too", () => {
+    expect(text(render("csv", ["=cmd", "ok"], [["@x", -1]]))).toBe("'=cmd,ok\r\n'@x,-1\r\n");
+  });
+
   it("writes a header row and CRLF-terminated records", () => {
     expect(
       text(
