@@ -3,7 +3,7 @@
  * texts and option specs only. Each command's implementation is imported when it runs, so
  * `--help` and `<command> --help` load none of undici, BullMQ, SQLite, drizzle, pino or zod.
  */
-import { demoSpec, migrateSpec, querySpec, replaySpec, syncSpec } from "./catalog/pull.js";
+import { demoSpec, grantReaderSpec, migrateSpec, querySpec, replaySpec, syncSpec } from "./catalog/pull.js";
 import {
   pushFailuresSpec,
   pushSpec,
@@ -27,6 +27,7 @@ export const commands: Command[] = [
   replaySpec,
   migrateSpec,
   querySpec,
+  grantReaderSpec,
   simulateSpec,
   demoSpec,
 ];

@@ -127,6 +127,37 @@ Exit codes: 0 done (also when the reader of the output went away, as with | head
   load: () => import("../query.js").then((m) => m.runQueryCommand),
 };
 
+export const grantReaderSpec: CommandSpec = {
+  name: "grant-reader",
+  summary:
+    "create or update a PostgreSQL login role that can only read the mirror (for query, psql, BI tools)",
+  help: `Usage: tas-sync grant-reader ROLE [--password env:NAME] [--db URL]
+
+Creates the PostgreSQL login role ROLE, or brings an existing one back to this: it may SELECT
+every table and view in the mirror's schema and nothing else. No superuser, no CREATEDB or
+CREATEROLE, no membership in any role (pg_read_server_files, pg_signal_backend, ... revoked),
+no write privilege, no CREATE on the schema or the database, default_transaction_read_only
+on. Default privileges make tables that later migrations add readable too. The server enforces
+all of it, whatever SQL the role sends: use it for tas-sync query, psql and BI tools
+(Metabase, Grafana). Run it as the role that migrates the mirror (or a superuser). Running it
+again is safe. What PUBLIC still grants beyond reading is printed as a warning with its fix.
+Example: METABASE_PASSWORD=... tas-sync grant-reader metabase --password env:METABASE_PASSWORD
+
+Options:
+  --password env:NAME the role's password, from the environment variable NAME (never on the
+                        command line); it is sent as a SCRAM-SHA-256 verifier, so the password
+                        itself reaches neither the server's log nor the statement. Without it a
+                        new role has no password and an existing one keeps its own
+  --db URL            postgres:// URL of the mirror (default: the config's "database")
+
+Exit codes: 0 done; 2 a SQLite database, a bad role name, a role that is a superuser, owns the
+            mirror's tables or is the connecting role, or bad usage.`,
+  options: { db: { type: "string" }, password: { type: "string" } },
+  positionals: 1,
+  secretsWhenUsed: true,
+  load: () => import("../grant-reader.js").then((m) => m.runGrantReader),
+};
+
 export const demoSpec: CommandSpec = {
   name: "demo",
   summary: "start the simulator, sync it into a demo database, and show example queries",
