@@ -90,7 +90,7 @@ export async function readOnlyQuery(
         if (m.type !== "rows") throw childError(m, sql);
         // Ask for the next batch while this one is written: two at most are held.
         if (!m.done) messages.send({ type: "more" });
-        for (const row of m.rows) yield row.map(asBuffer);
+        for (const row of m.rows) yield asBuffers(row);
         if (m.done) return;
       }
     } finally {
@@ -100,11 +100,14 @@ export async function readOnlyQuery(
   return { columns, rows: rows(), warnings: [] };
 }
 
-/** A blob crosses the channel as a Uint8Array; the formats take either, people's code expects a Buffer. */
-function asBuffer(v: unknown): unknown {
-  return v instanceof Uint8Array && !Buffer.isBuffer(v)
-    ? Buffer.from(v.buffer, v.byteOffset, v.byteLength)
-    : v;
+/** A blob crosses the channel as a Uint8Array; people's code expects a Buffer, as from the driver. */
+function asBuffers(row: unknown[]): unknown[] {
+  for (let i = 0; i < row.length; i++) {
+    const v = row[i];
+    if (v instanceof Uint8Array && !Buffer.isBuffer(v))
+      row[i] = Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  }
+  return row;
 }
 
 /**
