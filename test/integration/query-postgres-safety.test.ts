@@ -112,6 +112,20 @@ describe("query on PostgreSQL as a superuser", () => {
     expect(r.warnings[0]).toMatch(/^warning: role ".+" is a superuser: .*tas-sync grant-reader/);
   });
 
+  it.each([
+    ["TABLE sync_runs", "id,"],
+    ["VALUES (1, 'a')", "column1,column2\r\n1,a\r\n"],
+    ["WITH x AS (SELECT 2 AS n) SELECT n FROM x", "n\r\n2\r\n"],
+    ["EXPLAIN SELECT * FROM plans", "QUERY PLAN\r\n"],
+    ["EXPLAIN DELETE FROM plans", "QUERY PLAN\r\n"],
+    ["SHOW statement_timeout", "statement_timeout\r\n1min\r\n"],
+  ])("runs the read %s on the server", async (sql, start) => {
+    const r = await query(sql, { timeoutMs: 60_000 });
+    expect(r.error).toBeNull();
+    expect(r.code).toBe(0);
+    expect(r.text.startsWith(start)).toBe(true);
+  });
+
   it("runs the statement in a READ ONLY transaction with the statement timeout set", async () => {
     const r = await query(
       "SELECT current_setting('transaction_read_only') AS ro, current_setting('statement_timeout') AS st",
