@@ -157,6 +157,11 @@ describe("query refuses what it must not run", () => {
     [["--format", "xml"], '--format expects one of table, csv, json, ndjson, got "xml"'],
     [["--format", "csv", "--json"], "--json means --format ndjson: it cannot be combined with --format csv"],
     [["--max-width", "2"], "--max-width must be at least 4, got 2"],
+    [["--max-rows=-1"], "--max-rows must be at least 0, got -1"],
+    [
+      ["--timeout", "5"],
+      '--timeout expects a duration of at least 1s like "30s" or "5m", or 0 for none, got "5"',
+    ],
   ])("rejects the flags %j", async (flags, message) => {
     const r = await runCli(["query", "--db", db, ...flags, "SELECT 1"]);
     expect(r.code).toBe(2);

@@ -437,3 +437,25 @@ describe("configWarnings", () => {
     );
   });
 });
+
+describe("query bounds", () => {
+  it("default to a one-minute timeout and 1000 table rows", () => {
+    expect(parseConfig(minimal(), "tas.json", {}).query).toEqual({ timeout: 60_000, maxRows: 1000 });
+  });
+
+  it("take a duration, or 0 for no timeout", () => {
+    expect(parseConfig(minimal({ query: { timeout: "5m", maxRows: 0 } }), "tas.json", {}).query).toEqual({
+      timeout: 300_000,
+      maxRows: 0,
+    });
+    expect(parseConfig(minimal({ query: { timeout: "0" } }), "tas.json", {}).query.timeout).toBe(0);
+  });
+
+  it.each([
+    [{ timeout: "500ms" }, "query.timeout"],
+    [{ timeout: "soon" }, "query.timeout"],
+    [{ maxRows: -1 }, "query.maxRows"],
+  ])("refuse %j, naming the key", (query, key) => {
+    expect(errorOf(minimal({ query }))).toContain(key);
+  });
+});
