@@ -1,5 +1,5 @@
 /**
- * The process that runs one `query` statement on SQLite (CommonJS source, run with `node -e`).
+ * The process that runs one `query` statement on SQLite (CommonJS source, run with `node -`).
  * better-sqlite3 has no interrupt and no progress callback, and a worker thread inside SQLite's
  * step cannot be terminated (nor can the process exit while one runs): a process of its own can
  * be killed at once. It opens the file read-only, compiles the statement and says whether it

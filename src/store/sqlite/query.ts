@@ -27,10 +27,15 @@ export async function readOnlyQuery(
   sql: string,
   opts: QueryOptions = {},
 ): Promise<QueryCursor> {
-  const child = spawn(process.execPath, ["-e", CHILD_SOURCE], {
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  // The source comes on stdin ("node -"): the process list shows "node - tas-sync-query", not
+  // the script; the environment is not handed on (the query process needs none of it).
+  const child = spawn(process.execPath, ["-", "tas-sync-query"], {
+    stdio: ["pipe", "inherit", "inherit", "ipc"],
     serialization: "advanced",
+    env: { PATH: process.env.PATH ?? "" },
   });
+  child.stdin?.on("error", () => {});
+  child.stdin?.end(CHILD_SOURCE);
   const messages = new Inbox(child);
   const timeoutMs = opts.timeoutMs ?? 0;
   const timer = timeoutMs > 0 ? setTimeout(() => messages.end({ kind: "timeout" }), timeoutMs) : undefined;
