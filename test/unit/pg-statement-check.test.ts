@@ -89,6 +89,8 @@ describe("statementRefusal on PostgreSQL", () => {
     ["SELECT query_to_xml('COPY (SELECT 1) TO PROGRAM ''id''', true, false, '')", /query_to_xml\(\)/],
     ["SELECT dblink_exec('x', 'DROP TABLE plans')", /dblink_exec\(\)/],
     ["SELECT pg_advisory_lock(1)", /pg_advisory_lock\(\)/],
+    ["SELECT * FROM pg_ls_dir('/')", /pg_ls_dir\(\)/],
+    ["EXPLAIN DELETE FROM plans WHERE id = pg_terminate_backend(1)", /pg_terminate_backend\(\)/],
   ])("refuses %j, unsent, in one line", async (sql, message) => {
     const refusal = await statementRefusal(sql);
     expect(refusal?.kind).toBe("read-only");

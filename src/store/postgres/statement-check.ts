@@ -138,8 +138,9 @@ function explain(body: Node, sql: string): string | null {
   }
   const [type, query] = entry((body.query ?? {}) as Node);
   if (type === "SelectStmt") return inside(query);
-  // The plan of a write is described, not run (as on SQLite).
-  if (type !== undefined && DATA_MODIFYING.has(type)) return null;
+  // The plan of a write is described, not run (as on SQLite); the planner may still evaluate
+  // a function call, so the server functions are refused here too.
+  if (type !== undefined && DATA_MODIFYING.has(type)) return inside(query, { writes: true });
   return readOnlyMessage(sql, "postgres");
 }
 
@@ -156,8 +157,11 @@ function isFalse(arg: unknown): boolean {
   return false;
 }
 
-/** Anything anywhere in a SELECT (its CTEs and subqueries) that is not a read. */
-function inside(tree: unknown): string | null {
+/**
+ * Anything anywhere in a SELECT (its CTEs and subqueries) that is not a read; with `writes`
+ * (the planned write of an EXPLAIN), only the calls of server functions.
+ */
+function inside(tree: unknown, opts: { writes?: boolean } = {}): string | null {
   let found: string | null = null;
   const visit = (v: unknown): void => {
     if (found !== null || v === null || typeof v !== "object") return;
@@ -167,16 +171,16 @@ function inside(tree: unknown): string | null {
     }
     for (const [key, value] of Object.entries(v as Node)) {
       if (found !== null) return;
-      const verb = DATA_MODIFYING.get(key);
+      const verb = opts.writes ? undefined : DATA_MODIFYING.get(key);
       if (verb !== undefined) {
         found = `query is read-only: a data-modifying WITH (${verb}) is not allowed (use SELECT)`;
         return;
       }
-      if (key === "intoClause") {
+      if (key === "intoClause" && !opts.writes) {
         found = "query is read-only: SELECT ... INTO creates a table (leave out INTO)";
         return;
       }
-      if (key === "lockingClause") {
+      if (key === "lockingClause" && !opts.writes) {
         found = "query is read-only: FOR UPDATE/SHARE locks rows that syncs write (leave the clause out)";
         return;
       }
