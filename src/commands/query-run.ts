@@ -44,14 +44,14 @@ export async function runQuery(q: QueryRun): Promise<number> {
   try {
     const cursor = await store.sql.query(q.sql, { timeoutMs: q.timeoutMs, signal: q.signal });
     for (const line of cursor.warnings) (q.warn ?? ((l) => process.stderr.write(`${l}\n`)))(line);
-    if (q.signal?.aborted) return STOPPED;
     q.onRunning?.();
     const sink = createSink(q.format, out.write, q.table, { raw: q.rawCsv });
     sink.begin(cursor.columns);
     let shown = 0;
     let cut = false;
+    // Leaving the loop (a stop, the cap, a vanished reader) closes the cursor: the query stops.
     for await (const row of cursor.rows) {
-      // Leaving the loop closes the cursor: the query stops at the row after the cap.
+      if (q.signal?.aborted) break;
       if (shown === cap) {
         cut = true;
         break;

@@ -142,6 +142,31 @@ describe("query on PostgreSQL as a superuser", () => {
     );
   });
 
+  it("stops at its timeout while a slow reader holds the rows (between two pages)", async () => {
+    // The reader takes its first chunk only after the 1s timer has fired (timers fire in order).
+    let first = true;
+    const output = new Writable({
+      highWaterMark: 1024,
+      write(_chunk, _enc, done) {
+        if (!first) return done();
+        first = false;
+        setTimeout(done, 1500);
+      },
+    });
+    const err = await runQuery({
+      sql: "SELECT n, repeat('x', 100) FROM generate_series(1, 100000) AS n",
+      database: databaseTarget(url),
+      format: "csv",
+      output,
+      warn: () => {},
+      timeoutMs: 1000,
+    }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(QueryTimeoutError);
+  });
+
   it("cancels the running statement on the server when stopped", async () => {
     const stop = new AbortController();
     const tag = `stop-${randomUUID()}`;

@@ -112,6 +112,8 @@ export async function readOnlyQuery(
       for (;;) {
         yield* page;
         if (page.length < PAGE || opts.signal?.aborted) break;
+        // Between two pages the server runs nothing that a cancel could stop.
+        if (timedOut) throw new QueryTimeoutError(timeoutMessage(timeoutMs));
         page = (await read(open, PAGE)).rows;
       }
     } catch (err) {
