@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuilt, startCli } from "../support/built-cli.js";
 
 /** Counts forever: SQLite never returns from the step that computes count(*). */
@@ -25,6 +25,17 @@ beforeAll(async () => {
   db = join(dir, "mirror.db");
   new Database(db).exec("CREATE TABLE t (a INTEGER)");
 }, 120_000);
+/** Query processes seen, killed after each test should one outlive a failed test. */
+const seen: number[] = [];
+afterEach(() => {
+  for (const pid of seen.splice(0)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone already
+    }
+  }
+});
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -51,7 +62,9 @@ async function running(args: string[]) {
     run.child.on("exit", () => reject(new Error(`query exited before running: ${seen}`)));
   });
   const pid = run.child.pid as number;
-  return { ...run, queryProcesses: childrenOf(pid) };
+  const queryProcesses = childrenOf(pid);
+  seen.push(...queryProcesses);
+  return { ...run, queryProcesses };
 }
 
 /** Resolves when the process is gone (the test's timeout bounds the wait). */
@@ -76,6 +89,14 @@ describe("a query that never ends on SQLite", () => {
     const lines = r.stderr.split("\n").filter((l) => l !== "" && !l.startsWith("{"));
     expect(lines).toEqual([`tas-sync query: ${signal} received, stopping (Ctrl+C again to exit at once)`]);
     await gone(run.queryProcesses[0] as number);
+  });
+
+  it("takes its query process with it when killed with SIGKILL", async () => {
+    const run = await running([NEVER_ENDS]);
+    const [queryProcess] = run.queryProcesses;
+    run.child.kill("SIGKILL");
+    expect((await run.done).signal).toBe("SIGKILL");
+    await gone(queryProcess as number);
   });
 
   it("stops streaming rows on SIGINT", async () => {

@@ -5,12 +5,21 @@
  * be killed at once. It opens the file read-only, compiles the statement and says whether it
  * reads (the parent decides), then sends rows in batches, one batch per credit the parent gives,
  * so memory stays bounded whatever the result's size. The SQL comes over the IPC channel, never
- * on the command line. Signals are the parent's to handle: it kills this process.
+ * on the command line. Signals are the parent's to handle: it kills this process; a parent
+ * killed with SIGKILL takes this process with it (the watchdog below).
  */
 export const CHILD_SOURCE = `"use strict";
 process.on("SIGINT", () => {});
 process.on("SIGTERM", () => {});
 process.on("disconnect", () => process.exit(0));
+// Should the parent die without killing this process (kill -9), a watchdog thread, free while
+// this thread is inside SQLite, sees it has a new parent and kills the process.
+const { Worker } = require("node:worker_threads");
+new Worker(
+  "const { workerData: w } = require('node:worker_threads');" +
+    "setInterval(() => { if (process.ppid !== w.ppid) process.kill(w.pid, 'SIGKILL'); }, 250);",
+  { eval: true, workerData: { ppid: process.ppid, pid: process.pid } },
+).unref();
 const BATCH_ROWS = 1000;
 const BATCH_CHARS = 1 << 20;
 let credit = 0;
