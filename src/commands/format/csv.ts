@@ -23,7 +23,7 @@ export interface CsvOptions {
 }
 
 /** The text of a cell a spreadsheet would run as a formula, made inert; any other text as it is. */
-export function formulaSafe(text: string): string {
+function formulaSafe(text: string): string {
   return FORMULA_START.test(text) && !PLAIN_NUMBER.test(text) ? `'${text}` : text;
 }
 

@@ -8,7 +8,7 @@ import { jsonSink, ndjsonSink } from "./json.js";
 import type { RowSink, Write } from "./sink.js";
 import { type TableOptions, tableSink } from "./table.js";
 
-export { type CsvOptions, csvField, csvSink, formulaSafe } from "./csv.js";
+export { type CsvOptions, csvField, csvSink } from "./csv.js";
 export type { OutputFormat } from "./defaults.js";
 export { jsonSink, ndjsonSink } from "./json.js";
 export type { RowSink, Write } from "./sink.js";

@@ -30,7 +30,7 @@ export interface ReaderReport {
   warnings: string[];
 }
 
-export class ReaderRoleError extends UserError {
+class ReaderRoleError extends UserError {
   override name = "ReaderRoleError";
 }
 

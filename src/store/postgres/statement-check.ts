@@ -70,7 +70,7 @@ const DATA_MODIFYING = new Map([
 ]);
 
 /** A refusal for people; `kind` tells a statement that may not run from SQL that cannot. */
-export interface Refusal {
+interface Refusal {
   kind: "read-only" | "invalid";
   message: string;
 }
