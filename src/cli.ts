@@ -17,6 +17,7 @@ const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
 const GLOBAL_OPTIONS = {
   config: { type: "string", short: "c" },
   "log-level": { type: "string" },
+  verbose: { type: "boolean", short: "v" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -33,7 +34,9 @@ export function usage(): string {
     "Global options:",
     "  -c, --config PATH   config file (default: $TAS_CONFIG, else ./tas-sync.config.json)",
     "  --log-level LEVEL   trace|debug|info|warn|error|fatal|silent",
-    "                      (default: $TAS_LOG_LEVEL, else the config's logLevel, else info)",
+    "                      (default: $TAS_LOG_LEVEL, else the config's logLevel, else info;",
+    "                      a command other than daemon logs info only with -v when stderr is a terminal)",
+    "  -v, --verbose       log at info (at least) on a terminal too",
     "  -h, --help          help for tas-sync or a command",
     "",
     "Run 'tas-sync <command> --help' for a command's options.",
@@ -158,6 +161,25 @@ function levelOverride(flags: Flags): { level?: string; problem?: string } {
   return {};
 }
 
+const VERBOSITY = ["silent", "fatal", "error", "warn", "info", "debug", "trace"];
+
+/**
+ * The level when neither --log-level nor TAS_LOG_LEVEL says: the config's logLevel (info by
+ * default). On a terminal a one-shot command's info becomes warn, so that its summary lines
+ * stand alone; -v keeps info (and raises a quieter config to it). The daemon logs as configured.
+ */
+export function defaultLevel(
+  command: Pick<CommandSpec, "logsAsService">,
+  configured: string | undefined,
+  verbose: boolean,
+  terminal: boolean = process.stderr.isTTY === true,
+): string {
+  const level = configured ?? "info";
+  if (verbose) return VERBOSITY.indexOf(level) < VERBOSITY.indexOf("info") ? "info" : level;
+  if (terminal && !command.logsAsService && level === "info") return "warn";
+  return level;
+}
+
 async function run(
   command: CommandSpec,
   flags: Flags,
@@ -188,8 +210,7 @@ async function run(
       return cfg;
     },
     async logger() {
-      // --log-level, else TAS_LOG_LEVEL, else the config's logLevel (once loaded), else info.
-      const level = override.level ?? cfg?.logLevel ?? "info";
+      const level = override.level ?? defaultLevel(command, cfg?.logLevel, flags.verbose === true);
       if (logger?.level !== level) {
         const { createLogger } = await import("./log.js");
         logger = { level, logger: createLogger({ level }) };
