@@ -82,22 +82,39 @@ export async function blockUnder(
   );
 }
 
-/** Fail a row and every unsettled descendant ("parent failed"); returns how many rows failed. */
+/**
+ * Fail a row and every unsettled descendant ("parent failed"); returns how many rows failed.
+ * `onFailed` hears the keys this call failed (the row, then each level below it).
+ */
 export async function failWithDescendants(
   outbox: OutboxStore,
   key: string,
   settle: Settle,
   attempt: AttemptKnowledge,
   now: string,
+  onFailed?: (keys: readonly string[]) => Promise<void>,
 ): Promise<number> {
   if (!(await outbox.markFailed(key, settle, attempt, now))) return 0;
-  return 1 + (await failDescendants(outbox, key, now));
+  await onFailed?.([key]);
+  return 1 + (await failDescendants(outbox, key, now, onFailed));
 }
 
-function failDescendants(outbox: OutboxStore, key: string, now: string): Promise<number> {
-  return settleBelow(outbox, [key], (parent, children) =>
-    outbox.failMany(children, { code: "PARENT_FAILED", message: `parent failed: ${parent}` }, now),
-  );
+function failDescendants(
+  outbox: OutboxStore,
+  key: string,
+  now: string,
+  onFailed?: (keys: readonly string[]) => Promise<void>,
+): Promise<number> {
+  return settleBelow(outbox, [key], async (parent, children) => {
+    const failed = await outbox.failMany(
+      children,
+      { code: "PARENT_FAILED", message: `parent failed: ${parent}` },
+      now,
+    );
+    // All of them, unless another process settled some meanwhile (which it then reports).
+    if (failed === children.length) await onFailed?.(children);
+    return failed;
+  });
 }
 
 /**
