@@ -84,7 +84,14 @@ describe.concurrent("the log level of a command", () => {
  * child's exit code; /dev/null: no typescript file). Returns what the terminal showed.
  */
 function onTerminal(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; screen: string }> {
-  const { TAS_CONFIG: _c, TAS_LOG_LEVEL: _l, TAS_LOG_FORMAT: _f, ...base } = process.env;
+  const {
+    TAS_CONFIG: _c,
+    TAS_LOG_LEVEL: _l,
+    TAS_LOG_FORMAT: _f,
+    REDIS_URL: _r,
+    TAS_DATABASE: _d,
+    ...base
+  } = process.env;
   const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
   return new Promise((resolve, reject) => {
     execFile(

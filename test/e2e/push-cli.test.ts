@@ -340,7 +340,26 @@ describe.each(storeKinds())("tas-sync push against the simulator on $name", (kin
     expect(r.code).toBe(0);
     expect(lines(r.stderr)).toContain(`${file}:3: scenario_name: must not be empty`);
     expect(lines(r.stdout)).not.toContain(`${file}:3: scenario_name: must not be empty`);
-    expect(lines(r.stdout)).toContain("created 2, already existed 0, failed 0");
+    // The summary counts the rows left out and says where they are.
+    expect(lines(r.stdout)).toContain(
+      "created 2, already existed 0, failed 0, skipped as invalid 3 (seed_rejections)",
+    );
+    const skipped = lines(r.stdout).find((l) => l.startsWith("skipped 3 invalid row(s)"));
+    expect(skipped).toMatch(
+      /^skipped 3 invalid row\(s\) \(3 problem\(s\), listed on stderr\), recorded in seed_rejections: tas-sync query "SELECT line, key, field, reason FROM seed_rejections WHERE batch_id = '[0-9a-f-]{36}' ORDER BY line"$/,
+    );
+    const listed = await cli([
+      "query",
+      (/tas-sync query "(.*)"$/.exec(skipped ?? "") ?? [])[1] ?? "",
+      "--config",
+      s.config,
+    ]);
+    expect(listed.code).toBe(0);
+    expect(
+      lines(listed.stdout)
+        .slice(2)
+        .map((l) => l.split(/ +/)[0]),
+    ).toEqual(["3", "4", "5"]);
     expect(
       (await query(kind, s.db, "SELECT key, status FROM scenario_requests ORDER BY key")).map((x) =>
         Object.values(x),
