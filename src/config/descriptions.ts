@@ -79,11 +79,12 @@ export const CONFIG_KEY_DOCS: Record<string, KeyDoc> = {
     type: "path or `postgres://` URL (`env:NAME` allowed)",
     default: '`"./tas.db"`',
     description:
-      "Where the mirror and the push outbox live: a SQLite file path (relative to the working directory), or a `postgres://` / `postgresql://` URL. Created (SQLite) and migrated on first use.",
+      "Where the mirror and the push outbox live: a SQLite file path (relative to the working directory), or a `postgres://` / `postgresql://` URL. Created (SQLite) and migrated on first use. The environment variable `TAS_DATABASE` overrides it, and `--db` overrides both.",
   },
   redisUrl: {
     type: "`redis://` or `rediss://` URL (`env:NAME` allowed)",
-    description: "Redis for BullMQ (the daemon, `push`) and the shared push rate limit.",
+    description:
+      "Redis for BullMQ (the daemon, `push`) and the shared push rate limit. The environment variable `REDIS_URL` overrides it.",
   },
   queuePrefix: {
     description:
