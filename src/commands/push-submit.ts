@@ -36,7 +36,8 @@ async function run(ctx: CommandContext, cfg: Config, env: PushEnv, seed: LoadedS
     ...(ctx.flags.wait
       ? {
           wait: {
-            startWorker: () => queue.startWorker(),
+            // Its summary counts the failures; each row's line is for -v or a log file.
+            startWorker: () => queue.startWorker({ rowsLogLevel: "info" }),
             reconcileEveryMs: cfg.push.reconcileEveryMs,
             signal: ctx.stopSignal,
             onProgress: (settled: number) => progress.bar?.update(settled),

@@ -23,6 +23,11 @@ export interface FailureLogOptions {
   windowMs?: number;
   /** Runs `fn` after `ms`; returns a cancel. Default: an unref'd timer. */
   schedule?: (fn: () => void, ms: number) => () => void;
+  /**
+   * The lines' level: warn in the daemon (default); info in `push --wait`, whose own summary
+   * counts the failures on stdout (a terminal then shows them with -v only).
+   */
+  level?: "warn" | "info";
 }
 
 type Ending = "failed" | "held";
@@ -38,6 +43,7 @@ export class PushFailureLog implements SettledRows {
   readonly #perWindow: number;
   readonly #windowMs: number;
   readonly #schedule: (fn: () => void, ms: number) => () => void;
+  readonly #level: "warn" | "info";
   #windowStart: number;
   #logged = 0;
   readonly #unlogged: Record<Ending, number> = { failed: 0, held: 0 };
@@ -52,6 +58,7 @@ export class PushFailureLog implements SettledRows {
     this.#perWindow = opts.perWindow ?? 20;
     this.#windowMs = opts.windowMs ?? 60_000;
     this.#schedule = opts.schedule ?? unrefTimer;
+    this.#level = opts.level ?? "warn";
     this.#windowStart = this.#now();
   }
 
@@ -70,7 +77,7 @@ export class PushFailureLog implements SettledRows {
     const { failed, held } = this.#unlogged;
     const seconds = Math.max(1, Math.round((this.#now() - this.#windowStart) / 1000));
     if (failed + held > 0)
-      this.logger.warn(
+      this.logger[this.#level](
         { failed, held, seconds },
         `${failed + held} more push row(s) ended failed (${failed}) or held (${held}) in the last ${seconds} s, not logged one by one: tas-sync push-failures lists them`,
       );
@@ -93,7 +100,7 @@ export class PushFailureLog implements SettledRows {
     this.#logged++;
     // The row as stored: the reason in full, whatever path settled it.
     const row = await this.outbox.get(key).catch(() => undefined);
-    this.logger.warn(
+    this.logger[this.#level](
       {
         key,
         companyId: row?.companyId,

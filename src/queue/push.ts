@@ -68,14 +68,15 @@ export class PushQueue extends OwnedQueue implements PushJobs {
       );
   }
 
-  startWorker(opts: { lockDurationMs?: number } = {}): Worker {
+  /** `rowsLogLevel`: of the line per row that ends failed or held (push/failure-log.ts). */
+  startWorker(opts: { lockDurationMs?: number; rowsLogLevel?: "warn" | "info" } = {}): Worker {
     const { cfg, logger } = this.deps;
     const rate = cfg.push.ratePerSecond;
     // No shared limit configured: no slot to take (not even a Redis call per batch).
     const limiter =
       rate === null ? null : new SharedRateLimiter(this.redis, `${cfg.queuePrefix}:${PUSH_QUEUE}:rate`, rate);
     // One line per row that ends failed or held, rate-limited across this worker's jobs.
-    const failures = new PushFailureLog(this.deps.outbox, logger);
+    const failures = new PushFailureLog(this.deps.outbox, logger, { level: opts.rowsLogLevel ?? "warn" });
     const deps = {
       outbox: this.deps.outbox,
       clientFor: (id: number) => this.deps.clients.clientFor(id),

@@ -49,6 +49,18 @@ describe("PushFailureLog", () => {
     expect(h.timers).toEqual([]);
   });
 
+  it("logs at info when asked (push --wait, whose summary counts the failures)", async () => {
+    const levels: string[] = [];
+    const logger = {
+      warn: () => levels.push("warn"),
+      info: () => levels.push("info"),
+    } as unknown as Logger;
+    const log = new PushFailureLog({ get: async () => undefined }, logger, { level: "info", perWindow: 1 });
+    await log.failed(["a", "b"]);
+    log.flush();
+    expect(levels).toEqual(["info", "info"]);
+  });
+
   it("logs a held row as held", async () => {
     const h = harness();
     await h.log.held("h1");
