@@ -64,12 +64,12 @@ const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).
 const OVERDUE_AFTER_MS = 60_000;
 
 /** How long past its time a company's next run is (ms), or null when it is not overdue. */
-export function overdueMs(next: number | undefined, now: number): number | null {
+function overdueMs(next: number | undefined, now: number): number | null {
   return next !== undefined && now - next > OVERDUE_AFTER_MS ? now - next : null;
 }
 
 /** "7m", "2h 5m", "3d 4h": a duration at a glance. */
-export function roughDuration(ms: number): string {
+function roughDuration(ms: number): string {
   const m = Math.floor(ms / 60_000);
   if (m < 60) return `${Math.max(1, m)}m`;
   const h = Math.floor(m / 60);

@@ -130,7 +130,7 @@ export function loadConfig(
  * Environment variables that override a key of the config file: a command-line flag (such as
  * --db) wins over them, and they win over the file.
  */
-export const ENV_OVERRIDES = [
+const ENV_OVERRIDES = [
   { variable: "REDIS_URL", key: "redisUrl" },
   { variable: "TAS_DATABASE", key: "database" },
 ] as const;
