@@ -120,12 +120,14 @@ function failDescendants(
 /**
  * Settle what the parents decide, then mark ready rows queued: children of a failed parent
  * fail; children of a parent that exists without a known id are blocked, and so are the rows
- * below a blocked parent (they wait for the same id). Returns the keys to queue now.
+ * below a blocked parent (they wait for the same id). Returns the keys to queue now;
+ * `onFailed` hears the keys it failed.
  */
 export async function queueReady(
   outbox: OutboxStore,
   now: string,
   filter: RowFilter = {},
+  onFailed?: (keys: readonly string[]) => Promise<void>,
 ): Promise<string[]> {
   const blocked = new Map<string, string[]>();
   for (const o of await outbox.orphans(filter)) {
@@ -136,6 +138,7 @@ export async function queueReady(
         { code: "PARENT_FAILED", message: `parent failed: ${o.parentKey}` },
         "none",
         now,
+        onFailed,
       );
     } else if (o.status !== "blocked") {
       // Its parent exists without an id, or is blocked (a process stopped between blocking
