@@ -120,7 +120,12 @@ describe.concurrent("on a terminal", () => {
     expect(r.screen).toMatch(summary);
     expect(r.screen).not.toContain("INFO");
     expect(r.screen).not.toContain("sync started");
-    expect(r.screen.trim().split("\n")).toHaveLength(1);
+    // Besides the progress line a slow sync draws and then clears (redrawn in place).
+    const kept = r.screen
+      .trim()
+      .split("\n")
+      .filter((l) => !/^company 5251: (reports|plans|applying) \d+ records/.test(l));
+    expect(kept).toHaveLength(1);
   });
 
   it("-v brings the info logs back, pretty, and the summary line stays as it was", async ({ expect }) => {
