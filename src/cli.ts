@@ -10,6 +10,7 @@ import type { CommandContext, CommandSpec, Flags, PassthroughSpec } from "./comm
 import type { Config } from "./config/index.js";
 import { UserError } from "./errors.js";
 import type { Logger } from "./log.js";
+import { argsError } from "./text/args-error.js";
 import { closestName } from "./text/suggest.js";
 
 const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
@@ -17,6 +18,7 @@ const LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"];
 const GLOBAL_OPTIONS = {
   config: { type: "string", short: "c" },
   "log-level": { type: "string" },
+  verbose: { type: "boolean", short: "v" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -30,10 +32,12 @@ export function usage(): string {
     "Commands:",
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
-    "Global options:",
+    "Global options (before or after the command):",
     "  -c, --config PATH   config file (default: $TAS_CONFIG, else ./tas-sync.config.json)",
     "  --log-level LEVEL   trace|debug|info|warn|error|fatal|silent",
-    "                      (default: $TAS_LOG_LEVEL, else the config's logLevel, else info)",
+    "                      (default: $TAS_LOG_LEVEL, else the config's logLevel, else info;",
+    "                      a command other than daemon logs info only with -v when stderr is a terminal)",
+    "  -v, --verbose       log at info (at least) on a terminal too",
     "  -h, --help          help for tas-sync or a command",
     "",
     "Run 'tas-sync <command> --help' for a command's options.",
@@ -65,8 +69,43 @@ function unknownCommand(name: string): number {
   return 2;
 }
 
-export async function main(argv: string[]): Promise<number> {
+/** Global options that take a value, by every spelling they may have before the command. */
+const GLOBAL_VALUES = new Set(["-c", "--config", "--log-level"]);
+const GLOBAL_FLAGS = new Set(["-v", "--verbose"]);
+
+/**
+ * Global options given before the command (`tas-sync -c cfg.json sync`) move after it, where
+ * the command's parser reads them with its own; anything else before the command is an error.
+ */
+export function hoistGlobals(argv: readonly string[]): { argv: string[] } | { problem: string } {
+  const globals: string[] = [];
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (!arg.startsWith("-") || arg === "-h" || arg === "--help") break;
+    const name = arg.includes("=") ? arg.slice(0, arg.indexOf("=")) : arg;
+    if (GLOBAL_FLAGS.has(arg)) globals.push(arg);
+    else if (GLOBAL_VALUES.has(name) && name !== arg) globals.push(arg);
+    else if (GLOBAL_VALUES.has(arg)) {
+      const value = argv[i + 1];
+      if (value === undefined) return { problem: `option ${arg} needs a value` };
+      globals.push(arg, value);
+      i++;
+    } else return { problem: `expected a command before the options, got "${arg}" (see tas-sync --help)` };
+  }
+  if (globals.length && i >= argv.length)
+    return { problem: "expected a command after the options (see tas-sync --help)" };
+  return { argv: globals.length ? [argv[i] as string, ...argv.slice(i + 1), ...globals] : [...argv] };
+}
+
+export async function main(args: string[]): Promise<number> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
+  const hoisted = hoistGlobals(args);
+  if ("problem" in hoisted) {
+    fail(null, hoisted.problem);
+    return 2;
+  }
+  const argv = hoisted.argv;
   const [name, ...rest] = argv;
   if (!name || name === "--help" || name === "-h") {
     out(usage());
@@ -110,7 +149,7 @@ async function parseAndRun(command: CommandSpec, argv: string[], out: (l: string
     positionals = parsed.positionals;
   } catch (err) {
     const known = Object.keys({ ...GLOBAL_OPTIONS, ...command.options });
-    fail(command.name, `${parseError(err, known)} (see tas-sync ${command.name} --help)`);
+    fail(command.name, `${argsError(err, known)} (see tas-sync ${command.name} --help)`);
     return 2;
   }
   if (flags.help) {
@@ -123,24 +162,6 @@ async function parseAndRun(command: CommandSpec, argv: string[], out: (l: string
     return 2;
   }
   return run(command, flags, positionals, out);
-}
-
-/** node:util's messages, in ours: what is wrong and with which option. */
-function parseError(err: unknown, known: string[]): string {
-  const e = err as { code?: string; message?: string };
-  const option = /'(-[^' ]+)/.exec(e.message ?? "")?.[1];
-  switch (option ? e.code : undefined) {
-    case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {
-      const near = option?.startsWith("--") ? closestName(option.slice(2), known) : undefined;
-      return `unknown option ${option}${near ? ` (did you mean --${near}?)` : ""}`;
-    }
-    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
-      return /argument missing/.test(e.message ?? "")
-        ? `option ${option} needs a value`
-        : `option ${option} takes no value`;
-    default:
-      return e.message ?? String(err);
-  }
 }
 
 /** The level of --log-level, else of TAS_LOG_LEVEL (undefined when neither is set), or a problem. */
@@ -156,6 +177,25 @@ function levelOverride(flags: Flags): { level?: string; problem?: string } {
     return { level };
   }
   return {};
+}
+
+const VERBOSITY = ["silent", "fatal", "error", "warn", "info", "debug", "trace"];
+
+/**
+ * The level when neither --log-level nor TAS_LOG_LEVEL says: the config's logLevel (info by
+ * default). On a terminal a one-shot command's info becomes warn, so that its summary lines
+ * stand alone; -v keeps info (and raises a quieter config to it). The daemon logs as configured.
+ */
+export function defaultLevel(
+  command: Pick<CommandSpec, "logsAsService">,
+  configured: string | undefined,
+  verbose: boolean,
+  terminal: boolean = process.stderr.isTTY === true,
+): string {
+  const level = configured ?? "info";
+  if (verbose) return VERBOSITY.indexOf(level) < VERBOSITY.indexOf("info") ? "info" : level;
+  if (terminal && !command.logsAsService && level === "info") return "warn";
+  return level;
 }
 
 async function run(
@@ -188,8 +228,7 @@ async function run(
       return cfg;
     },
     async logger() {
-      // --log-level, else TAS_LOG_LEVEL, else the config's logLevel (once loaded), else info.
-      const level = override.level ?? cfg?.logLevel ?? "info";
+      const level = override.level ?? defaultLevel(command, cfg?.logLevel, flags.verbose === true);
       if (logger?.level !== level) {
         const { createLogger } = await import("./log.js");
         logger = { level, logger: createLogger({ level }) };

@@ -5,7 +5,13 @@
 import type { AuthConfig } from "../config/index.js";
 import { tokenResponseSchema } from "../wire/schemas.js";
 import { parseBody } from "./body.js";
-import { type ApiError, InvalidCredentialsError, withDetail } from "./errors.js";
+import {
+  type ApiError,
+  InvalidCredentialsError,
+  isUnreachable,
+  NotFoundError,
+  withDetail,
+} from "./errors.js";
 import type { HttpTransport } from "./http.js";
 
 export interface TokenProvider {
@@ -118,7 +124,11 @@ export class PasswordGrantProvider implements TokenProvider {
         idempotent: true,
       })
       .catch((err: unknown) => {
-        throw err instanceof InvalidCredentialsError ? withDetail(err, this.#whoWasRefused(err)) : err;
+        if (err instanceof InvalidCredentialsError) throw withDetail(err, this.#whoWasRefused(err));
+        const key = `${s.source ?? "auth"}.tokenUrl`;
+        if (isUnreachable(err)) throw withDetail(err, `check ${key}`);
+        if (err instanceof NotFoundError) throw withDetail(err, `POST ${s.tokenUrl}: check ${key}`);
+        throw err;
       });
     const token = parseBody(res.text, tokenResponseSchema, "token", res.statusCode);
     const now = this.now();

@@ -9,6 +9,8 @@ import { parseBody } from "./body.js";
 import { formatBytes } from "./bytes.js";
 import {
   type ApiError,
+  isUnreachable,
+  NotFoundError,
   ResponseFormatError,
   ResponseTooLargeError,
   transportError,
@@ -94,7 +96,7 @@ export class TasClient {
         await this.#readPlanList(res, splitter, handlers, progress);
         return splitter.count;
       } catch (err) {
-        const e = err as ApiError;
+        const e = err instanceof NotFoundError ? this.#noSuchList(err) : (err as ApiError);
         if (!progress.received || !e.retryable || attempt >= maxAttempts || signal?.aborted) {
           if (progress.received) handlers.onBrokenOff?.(splitter.pending());
           throw e;
@@ -109,6 +111,18 @@ export class TasClient {
         await (this.deps.sleep ?? defaultSleep)(wait);
       }
     }
+  }
+
+  /**
+   * The plan list has no documented 404: the URL is wrong, most often a baseUrl without the
+   * REST root. Says the URL asked and where the path belongs.
+   */
+  #noSuchList(err: NotFoundError): NotFoundError {
+    const url = this.#url("/api/plans");
+    return withDetail(
+      err,
+      `asked GET ${url.href}: baseUrl must include the service's REST root (e.g. ${url.origin}/Testinium.RestApi)`,
+    );
   }
 
   /** Feeds the list body to the splitter; every failure leaves as an ApiError, or as the consumer's own. */
@@ -249,6 +263,8 @@ export class TasClient {
       } catch (err) {
         if (err instanceof UnauthorizedError && (!auth.renewable || renewals >= MAX_RENEWALS))
           throw withDetail(err, auth.refused);
+        // Nothing answers at baseUrl (a token's failure names auth.tokenUrl itself).
+        if (isUnreachable(err) && err.operation !== "token") throw withDetail(err, "check baseUrl");
         if (!(err instanceof UnauthorizedError)) throw err;
         if (used !== null) auth.invalidate(used);
         this.deps.logger.info(

@@ -39,19 +39,23 @@ export class ApiError extends Error {
     this.detail = init.detail;
     this.symbolic = init.symbolic;
   }
+
+  /** The same kind of error from `init`, with what this one's constructor got besides. */
+  remake(init: ApiErrorInit): ApiError {
+    return new (this.constructor as new (init: ApiErrorInit) => ApiError)(init);
+  }
 }
 
 /** The same error (same class, code and status) with more said after its detail. */
 export function withDetail<E extends ApiError>(err: E, more: string): E {
-  const Kind = err.constructor as new (init: ApiErrorInit) => E;
-  return new Kind({
+  return err.remake({
     operation: err.operation,
     status: err.status,
     code: err.code,
     symbolic: err.symbolic,
     detail: err.detail ? `${err.detail}; ${more}` : more,
     cause: err.cause,
-  });
+  }) as E;
 }
 
 export class UnauthorizedError extends ApiError {
@@ -89,6 +93,9 @@ export class RateLimitedError extends ApiError {
   ) {
     super(init);
   }
+  override remake(init: ApiErrorInit): ApiError {
+    return new (this.constructor as typeof RateLimitedError)(init, this.retryAfterMs);
+  }
 }
 export class ServerError extends ApiError {
   override name = "ServerError";
@@ -100,15 +107,30 @@ export class TimeoutError extends ApiError {
   override readonly retryable = true;
   override readonly outcomeUnknown = true;
 }
-/** The connection failed. `outcomeUnknown` is false only when it was never established. */
+/**
+ * The connection failed. `outcomeUnknown` is false only when it was never established.
+ * `unreachable`: the address answers that nothing is there (connection refused, unknown host,
+ * no route) or the TLS handshake failed: a config to fix, not a hiccup. The call fails at once
+ * (no retries inside it); it stays `retryable` for whoever retries much later (a push job).
+ */
 export class ConnectionError extends ApiError {
   override name = "ConnectionError";
   override readonly retryable = true;
   override readonly outcomeUnknown: boolean;
-  constructor(init: ApiErrorInit, sent: boolean) {
+  readonly unreachable: boolean;
+  constructor(init: ApiErrorInit, sent: boolean, unreachable = false) {
     super(init);
     this.outcomeUnknown = sent;
+    this.unreachable = unreachable;
   }
+  override remake(init: ApiErrorInit): ApiError {
+    return new (this.constructor as typeof ConnectionError)(init, this.outcomeUnknown, this.unreachable);
+  }
+}
+
+/** A connection that could not be made for a reason retrying at once will not change. */
+export function isUnreachable(err: unknown): err is ConnectionError {
+  return err instanceof ConnectionError && err.unreachable;
 }
 /** A 2xx whose body is not what the contract says (not JSON, wrong shape). */
 export class ResponseFormatError extends ApiError {
@@ -214,6 +236,24 @@ const NOT_SENT = new Set([
   "ENETUNREACH",
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
+/**
+ * Nothing listens, no such host (or no DNS answer at all), no route: retrying within seconds
+ * finds the same. The next scheduled sync, or a push job's next attempt, tries again.
+ */
+const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+
+/**
+ * A failed TLS handshake (certificate refused, or TLS spoken to a port that does not): nothing
+ * was sent, and the same handshake fails again.
+ */
+function isTlsFailure(code: string): boolean {
+  return (
+    code.startsWith("ERR_TLS_") ||
+    code.startsWith("ERR_SSL_") ||
+    code === "EPROTO" ||
+    /CERT|SIGNATURE|ISSUER/.test(code)
+  );
+}
 const TIMEOUTS = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
 
 /** Where a request went: the service's URL, and the proxy it went through, if any. */
@@ -247,6 +287,10 @@ export function transportError(operation: Operation, err: unknown, target?: Targ
     const detail = where ? `no answer from ${where} in time (${code})` : code;
     return new TimeoutError({ operation, code: "TIMEOUT", detail, cause: err });
   }
+  if (isTlsFailure(code)) {
+    const detail = where ? `TLS with ${where} failed (${code})` : code;
+    return new ConnectionError({ operation, code: "TLS_FAILED", detail, cause: err }, false, true);
+  }
   const sent = !NOT_SENT.has(code);
   const label = sent ? "CONNECTION_RESET" : "CONNECTION_FAILED";
   const detail = !where
@@ -254,7 +298,7 @@ export function transportError(operation: Operation, err: unknown, target?: Targ
     : sent
       ? `the connection to ${where} broke off (${code})`
       : `cannot connect to ${where} (${code})`;
-  return new ConnectionError({ operation, code: label, detail, cause: err }, sent);
+  return new ConnectionError({ operation, code: label, detail, cause: err }, sent, UNREACHABLE.has(code));
 }
 
 function errorCode(err: unknown): string {

@@ -1,7 +1,8 @@
 /**
  * The one HTTP wrapper: keep-alive pool (undici Agent), per-request timeouts, a per-host
  * request-rate cap, retries of 5xx / timeouts / resets with backoff for idempotent calls,
- * and waits for 429 Retry-After. Every failure leaves here as a typed ApiError.
+ * and waits for 429 Retry-After. A service that cannot be reached (refused, unknown host, TLS)
+ * fails at once. Every failure leaves here as a typed ApiError.
  */
 import { Agent, type Dispatcher, EnvHttpProxyAgent, request } from "undici";
 import type { IncomingHttpHeaders } from "undici/types/header.js";
@@ -12,6 +13,7 @@ import {
   type ApiError,
   ConnectionError,
   errorFromResponse,
+  isUnreachable,
   type Operation,
   parseRetryAfter,
   RateLimitedError,
@@ -132,6 +134,11 @@ export class HttpTransport {
       } catch (err) {
         const e = err as ApiError;
         if (spec.signal?.aborted) throw e;
+        // Another operation's failure (the token, asked for before each send) used its own
+        // retries already: one budget per operation, never one nested inside another.
+        if (e.operation !== spec.operation) throw e;
+        // Nothing listens there, no such host, or TLS refused: no retry will change it.
+        if (isUnreachable(e)) throw e;
         if (
           e instanceof RateLimitedError &&
           spec.onRateLimited !== "throw" &&
@@ -153,8 +160,11 @@ export class HttpTransport {
         if (canRetry && attempt < this.opts.maxAttempts) {
           const wait = backoffMs(attempt, this.#random);
           this.#telemetry.httpRetry(spec.operation);
-          this.opts.logger.warn(
-            { operation: spec.operation, attempt, waitMs: wait, err: e.message },
+          // One line per call at the default level; its further attempts at debug. Whoever
+          // made the call reports how it ended.
+          const level = attempt === 1 ? "warn" : "debug";
+          this.opts.logger[level](
+            { operation: spec.operation, attempt, of: this.opts.maxAttempts, waitMs: wait, err: e.message },
             "request failed; retrying",
           );
           await this.#sleep(wait);

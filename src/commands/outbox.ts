@@ -2,6 +2,8 @@
 import type { OutboxRow } from "../push/operations.js";
 import { resumeHeld, retryFailed, setParentId } from "../push/operations.js";
 import { openStore } from "../store/open.js";
+import { escapeControls } from "../text/escape.js";
+import { wrapText } from "../text/wrap.js";
 import { withPushQueue } from "./push-env.js";
 import { formatTable } from "./table.js";
 import { atLeast, type CommandRun, configuredCompany, intFlag, UsageError } from "./types.js";
@@ -18,20 +20,7 @@ export const runPushFailures: CommandRun = async (ctx) => {
     });
     if (ctx.flags.json) for (const r of rows) ctx.out(JSON.stringify(rowJson(r)));
     else {
-      ctx.out(
-        formatTable(
-          rows.map((r) => ({
-            key: r.key,
-            company: r.companyId,
-            project: r.projectId,
-            code: r.errorCode,
-            attempts: r.attempts,
-            error: r.lastError,
-            source: r.sourceFile ? `${r.sourceFile}:${r.sourceLine}` : null,
-          })),
-          80,
-        ),
-      );
+      ctx.out(ctx.flags.wide ? wideTable(rows) : wrappedTable(rows, process.stdout.columns));
       // Rows that wait for their credentials are not failures, but nobody should miss them.
       if (status !== "held")
         for (const h of await store.outbox.heldCompanies())
@@ -42,6 +31,40 @@ export const runPushFailures: CommandRun = async (ctx) => {
     await store.close();
   }
 };
+
+function cells(r: OutboxRow) {
+  return {
+    key: r.key,
+    company: r.companyId,
+    project: r.projectId,
+    code: r.errorCode,
+    attempts: r.attempts,
+    source: r.sourceFile ? `${r.sourceFile}:${r.sourceLine}` : null,
+  };
+}
+
+/** One line per row, the whole reason last (--wide: for grep and wide windows). */
+function wideTable(rows: OutboxRow[]): string {
+  return formatTable(
+    rows.map((r) => ({ ...cells(r), error: r.lastError })),
+    Number.MAX_SAFE_INTEGER,
+  );
+}
+
+/** Each row's line, then its whole reason below it, indented and wrapped to the terminal. */
+export function wrappedTable(rows: OutboxRow[], columns: number | undefined): string {
+  const table = formatTable(rows.map(cells), 80);
+  if (rows.length === 0) return table;
+  const [header, rule, ...lines] = table.split("\n");
+  const width = Math.min(Math.max(columns ?? 100, 40), 160);
+  const out = [header as string, rule as string];
+  lines.forEach((line, i) => {
+    out.push(line);
+    const reason = rows[i]?.lastError;
+    if (reason) out.push(...wrapText(escapeControls(reason), width, "    "));
+  });
+  return out.join("\n");
+}
 
 function rowJson(r: OutboxRow) {
   return {

@@ -22,6 +22,7 @@ async function run(ctx: CommandContext, cfg: Config, env: PushEnv, seed: LoadedS
   const progress = { bar: null as Progress | null };
   const onSubmitted = async (submitted: Submitted) => {
     sayRecorded(ctx, submitted);
+    saySkipped(ctx, seed, submitted.batchId);
     const counts = await store.outbox.counts(submitted.batchId);
     if (!ctx.flags.wait && counts.pending + counts.queued > 0) await sayWhoConsumes(ctx, queue);
     if (ctx.flags.wait) {
@@ -35,7 +36,8 @@ async function run(ctx: CommandContext, cfg: Config, env: PushEnv, seed: LoadedS
     ...(ctx.flags.wait
       ? {
           wait: {
-            startWorker: () => queue.startWorker(),
+            // Its summary counts the failures; each row's line is for -v or a log file.
+            startWorker: () => queue.startWorker({ rowsLogLevel: "info" }),
             reconcileEveryMs: cfg.push.reconcileEveryMs,
             signal: ctx.stopSignal,
             onProgress: (settled: number) => progress.bar?.update(settled),
@@ -51,7 +53,13 @@ async function run(ctx: CommandContext, cfg: Config, env: PushEnv, seed: LoadedS
   if (!waited) return 0;
   progress.bar?.finish();
   const held = await store.outbox.heldCompanies();
-  printSummary(ctx, waited.counts, await store.outbox.failureReasons(submitted.batchId), held);
+  printSummary(
+    ctx,
+    waited.counts,
+    await store.outbox.failureReasons(submitted.batchId),
+    held,
+    invalidRows(seed),
+  );
   if (!waited.done) {
     ctx.out(
       `stopped waiting: ${waited.reason}; unsettled rows stay queued (run push --wait again, or the daemon)`,
@@ -76,14 +84,30 @@ function sayRecorded(ctx: CommandContext, submitted: Submitted): void {
   }
 }
 
+/** Rows of the file left out as invalid (--skip-invalid): distinct lines with a problem. */
+function invalidRows(seed: LoadedSeed): number {
+  return new Set(seed.problems.map((p) => p.line)).size;
+}
+
+/** --skip-invalid: how many rows were left out, and where they are recorded. */
+function saySkipped(ctx: CommandContext, seed: LoadedSeed, batchId: string): void {
+  const n = invalidRows(seed);
+  if (n === 0) return;
+  ctx.out(
+    `skipped ${n} invalid row(s) (${seed.problems.length} problem(s), listed on stderr), recorded in seed_rejections: ` +
+      `tas-sync query "SELECT line, key, field, reason FROM seed_rejections WHERE batch_id = '${batchId}' ORDER BY line"`,
+  );
+}
+
 export function printSummary(
   ctx: CommandContext,
   c: StatusCounts,
   reasons: { code: string; n: number }[],
   held: HeldCompany[],
+  invalid = 0,
 ): void {
   ctx.out(
-    `created ${c.created}, already existed ${c.exists}, failed ${c.failed}${c.blocked ? `, waiting for a parent's id ${c.blocked}` : ""}${c.held ? `, held ${c.held}` : ""}${c.pending + c.queued ? `, unsettled ${c.pending + c.queued}` : ""}`,
+    `created ${c.created}, already existed ${c.exists}, failed ${c.failed}${c.blocked ? `, waiting for a parent's id ${c.blocked}` : ""}${c.held ? `, held ${c.held}` : ""}${c.pending + c.queued ? `, unsettled ${c.pending + c.queued}` : ""}${invalid ? `, skipped as invalid ${invalid} (seed_rejections)` : ""}`,
   );
   for (const r of reasons) ctx.out(`  failed ${r.code}: ${r.n}`);
   if (c.blocked)

@@ -17,6 +17,8 @@ interface Report {
   held: HeldCompany[];
   /** Schema changes not acknowledged yet, per company. */
   openChanges: Map<number, number>;
+  /** When the report was read (overdue runs are measured against it). */
+  now: Date;
 }
 
 export const runStatus: CommandRun = async (ctx) => {
@@ -36,7 +38,8 @@ export const runStatus: CommandRun = async (ctx) => {
 async function collect(ctx: CommandContext, store: Store, cfg: Config): Promise<Report> {
   const ids = cfg.companies.map((c) => c.id);
   const states = await store.runs.companyStates(ids);
-  const companies = freshness(cfg, states, new Date(), new Date(0));
+  const now = new Date();
+  const companies = freshness(cfg, states, now, new Date(0));
   let queues: Report["queues"];
   try {
     await assertRedis(cfg.redisUrl, 1000);
@@ -51,15 +54,47 @@ async function collect(ctx: CommandContext, store: Store, cfg: Config): Promise<
     reasons: await store.outbox.failureReasons(),
     held: await store.outbox.heldCompanies(),
     openChanges: await store.schema.openChanges(ids),
+    now,
   };
 }
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 
+/** A scheduled run this far past its time has not started: no daemon, or one that is stuck. */
+const OVERDUE_AFTER_MS = 60_000;
+
+/** How long past its time a company's next run is (ms), or null when it is not overdue. */
+function overdueMs(next: number | undefined, now: number): number | null {
+  return next !== undefined && now - next > OVERDUE_AFTER_MS ? now - next : null;
+}
+
+/** "7m", "2h 5m", "3d 4h": a duration at a glance. */
+function roughDuration(ms: number): string {
+  const m = Math.floor(ms / 60_000);
+  if (m < 60) return `${Math.max(1, m)}m`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return m % 60 ? `${h}h ${m % 60}m` : `${h}h`;
+  return h % 24 ? `${Math.floor(h / 24)}d ${h % 24}h` : `${Math.floor(h / 24)}d`;
+}
+
+/** No worker serves the queues: nothing runs the schedules or creates queued rows. */
+function noDaemon(q: QueuesSnapshot): boolean {
+  return q.workers.sync === 0 && q.workers.push === 0;
+}
+
 function toJson(r: Report) {
   const next = "error" in r.queues ? null : r.queues.nextSync;
+  const now = r.now.getTime();
   return {
     healthy: !r.companies.some((c) => c.stale || c.failing),
+    daemon:
+      "error" in r.queues
+        ? null
+        : {
+            running: !noDaemon(r.queues),
+            sync_workers: r.queues.workers.sync,
+            push_workers: r.queues.workers.push,
+          },
     companies: r.companies.map((c) => ({
       company_id: c.companyId,
       stale: c.stale,
@@ -67,6 +102,7 @@ function toJson(r: Report) {
       stale_after_seconds: c.staleAfterMs / 1000,
       last_success_at: c.lastSuccessAt?.toISOString() ?? null,
       next_run_at: next ? iso(next.get(c.companyId)) : null,
+      next_run_overdue: next ? overdueMs(next.get(c.companyId), now) !== null : null,
       open_schema_changes: r.openChanges.get(c.companyId) ?? 0,
       last_run: c.lastRun && {
         run_id: c.lastRun.id,
@@ -96,6 +132,14 @@ function toJson(r: Report) {
 
 function printText(ctx: CommandContext, r: Report): void {
   const next = "error" in r.queues ? null : r.queues.nextSync;
+  const now = r.now.getTime();
+  const nextRun = (id: number) => {
+    if (!next) return "unknown";
+    const at = next.get(id);
+    if (at === undefined) return "not scheduled";
+    const late = overdueMs(at, now);
+    return late === null ? (iso(at) as string) : `${iso(at)} OVERDUE by ${roughDuration(late)}`;
+  };
   const rows = r.companies.map((c) => ({
     company: c.companyId,
     health: c.failing ? "FAILING" : c.stale ? "STALE" : "ok",
@@ -104,9 +148,15 @@ function printText(ctx: CommandContext, r: Report): void {
       ? `+${c.lastRun.counts.inserted} ~${c.lastRun.counts.updated} -${c.lastRun.counts.deleted} !${c.lastRun.counts.rejected}`
       : "",
     last_success: c.lastSuccessAt?.toISOString() ?? "never",
-    next_run: next ? (iso(next.get(c.companyId)) ?? "not scheduled") : "unknown",
+    next_run: nextRun(c.companyId),
   }));
   ctx.out(`companies:\n${formatTable(rows)}`);
+  if (!("error" in r.queues) && noDaemon(r.queues)) {
+    const overdue = r.companies.some((c) => overdueMs(next?.get(c.companyId), now) !== null);
+    ctx.out(
+      `  no daemon is running: no worker is connected to the queues, so ${overdue ? "the overdue runs above wait" : "scheduled syncs and queued push rows wait"} until tas-sync daemon runs`,
+    );
+  }
   for (const c of r.companies)
     if (c.lastRun?.error && c.lastRun.status !== "succeeded")
       ctx.out(`  company ${c.companyId}: ${c.lastRun.error}`);

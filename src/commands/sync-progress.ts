@@ -17,7 +17,10 @@ export class SyncProgressView {
     private readonly stream: NodeJS.WriteStream,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    // The first line comes after one interval of work: a short sync logs no progress at all.
+    this.#last = now();
+  }
 
   update(p: SyncProgress): void {
     const known = this.#state.get(p.companyId);

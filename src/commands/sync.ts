@@ -2,7 +2,7 @@
 import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
 import { openStoreForWork } from "../open-store.js";
-import { createClients } from "../runtime.js";
+import { createClients, type TransportClock } from "../runtime.js";
 import { syncCompanies } from "../sync/companies.js";
 import type { CompanySyncResult } from "../sync/company.js";
 import { SyncProgressView } from "./sync-progress.js";
@@ -15,6 +15,8 @@ export interface SyncCommandOptions {
   signal?: AbortSignal;
   /** Where progress goes (default stderr); null for none. */
   progress?: NodeJS.WriteStream | null;
+  /** The HTTP transport's waits and clock (tests). */
+  clock?: TransportClock;
 }
 
 /**
@@ -25,7 +27,7 @@ export async function runSyncCommand(cfg: Config, opts: SyncCommandOptions): Pro
   const only = configuredCompany(cfg, opts.companyId);
   const companies = only === undefined ? cfg.companies : cfg.companies.filter((c) => c.id === only);
   const store = await openStoreForWork(cfg.database, { logger: opts.logger, leaseMs: cfg.sync.leaseMs });
-  const clients = createClients(cfg, opts.logger);
+  const clients = createClients(cfg, opts.logger, undefined, opts.clock);
   const stream = opts.progress === undefined ? process.stderr : opts.progress;
   const view = stream ? new SyncProgressView(stream, opts.logger) : null;
   let results: CompanySyncResult[];

@@ -17,7 +17,8 @@ export interface CommandContext {
   config(): Config;
   /**
    * The logger (pino), loaded on first use: --log-level, else TAS_LOG_LEVEL, else the
-   * config's logLevel (when config() was called first), else info.
+   * config's logLevel (when config() was called first), else info; info is warn on a terminal
+   * unless -v or the command is a service (cli.ts defaultLevel).
    */
   logger(): Promise<Logger>;
   out(line: string): void;
@@ -47,6 +48,11 @@ export interface CommandSpec extends SpecBase {
    * with what it returned (0), not 130/143. A second signal still exits 130/143 at once.
    */
   signalEndsNormally?: boolean;
+  /**
+   * A service (the daemon): logs at its configured level on a terminal too. Other commands
+   * log info on a terminal only with -v (their summary lines are what a person reads).
+   */
+  logsAsService?: boolean;
   /**
    * The command never talks to the service, sends a webhook or serves HTTP (it works on the
    * database and Redis: reads, and writes of its own such as replay's rows or `schema --ack`),

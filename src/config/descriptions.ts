@@ -79,11 +79,12 @@ export const CONFIG_KEY_DOCS: Record<string, KeyDoc> = {
     type: "path or `postgres://` URL (`env:NAME` allowed)",
     default: '`"./tas.db"`',
     description:
-      "Where the mirror and the push outbox live: a SQLite file path (relative to the working directory), or a `postgres://` / `postgresql://` URL. Created (SQLite) and migrated on first use.",
+      "Where the mirror and the push outbox live: a SQLite file path (relative to the working directory), or a `postgres://` / `postgresql://` URL. Created (SQLite) and migrated on first use. The environment variable `TAS_DATABASE` overrides it, and `--db` overrides both.",
   },
   redisUrl: {
     type: "`redis://` or `rediss://` URL (`env:NAME` allowed)",
-    description: "Redis for BullMQ (the daemon, `push`) and the shared push rate limit.",
+    description:
+      "Redis for BullMQ (the daemon, `push`) and the shared push rate limit. The environment variable `REDIS_URL` overrides it.",
   },
   queuePrefix: {
     description:
@@ -95,7 +96,7 @@ export const CONFIG_KEY_DOCS: Record<string, KeyDoc> = {
   },
   "http.maxAttempts": {
     description:
-      "Attempts of an idempotent request (plan list, report, token) on a 5xx, timeout or connection error, with exponential backoff (250 ms doubling, capped at 15 s, jittered). A create is retried here only when the connection could not be made at all; see `push.maxAttempts`.",
+      "Attempts of an idempotent request (plan list, report, token) on a 5xx, timeout or broken connection, with exponential backoff (250 ms doubling, capped at 15 s, jittered). Each operation has its own budget: a token request's retries are not repeated for every attempt of the request that needed it. A service that cannot be reached (connection refused, unknown host, no route, TLS handshake failed) is not retried: the call fails at once, naming host:port and the key to check (`baseUrl` or `auth.tokenUrl`). A create is retried here only when a connection timed out before it was made; see `push.maxAttempts`.",
   },
   "http.maxRequestsPerSecond": {
     description:

@@ -119,7 +119,34 @@ export function loadConfig(
     // may be a secret.
     throw new ConfigError(`config ${path} is not valid JSON (${jsonErrorPlace(text, err)})`);
   }
-  return parseConfig(raw, path, env, secretsAt);
+  const overridden = withEnvOverrides(raw, env);
+  const source = overridden.applied.length
+    ? `${path} (with ${overridden.applied.join(", ")} from the environment)`
+    : path;
+  return parseConfig(overridden.raw, source, env, secretsAt);
+}
+
+/**
+ * Environment variables that override a key of the config file: a command-line flag (such as
+ * --db) wins over them, and they win over the file.
+ */
+const ENV_OVERRIDES = [
+  { variable: "REDIS_URL", key: "redisUrl" },
+  { variable: "TAS_DATABASE", key: "database" },
+] as const;
+
+/** The file's object with each set (non-empty) override in place, and which were applied. */
+export function withEnvOverrides(raw: unknown, env: NodeJS.ProcessEnv): { raw: unknown; applied: string[] } {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return { raw, applied: [] };
+  const out: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
+  const applied: string[] = [];
+  for (const { variable, key } of ENV_OVERRIDES) {
+    const value = env[variable];
+    if (value === undefined || value === "") continue;
+    out[key] = value;
+    applied.push(variable);
+  }
+  return { raw: out, applied };
 }
 
 /**

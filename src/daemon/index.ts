@@ -11,6 +11,7 @@ import { withDeadline } from "../deadline.js";
 import type { Logger } from "../log.js";
 import { Metrics } from "../metrics.js";
 import { openStoreForWork } from "../open-store.js";
+import { PushFailureLog } from "../push/failure-log.js";
 import { PushReconciler } from "../push/reconcile.js";
 import { assertRedis, safeRedisUrl } from "../queue/connection.js";
 import { readQueueState } from "../queue/inspect.js";
@@ -76,7 +77,9 @@ export async function runDaemon(cfg: Config, opts: DaemonOptions): Promise<numbe
     : null;
   if (sync) queues.push(sync);
   if (push) queues.push(push);
-  const reconciler = push ? new PushReconciler(store.outbox, push, logger) : null;
+  const reconciler = push
+    ? new PushReconciler(store.outbox, push, logger, undefined, new PushFailureLog(store.outbox, logger))
+    : null;
   const monitor = sync ? new FreshnessMonitor({ cfg, store, logger, states, sender }) : null;
   let server: RunningServer | null = null;
   try {

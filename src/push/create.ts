@@ -10,6 +10,7 @@ import type { AttemptKnowledge, OutboxStore, ParentInfo, SendableRow, Settle } f
 import { noTelemetry, type Telemetry } from "../telemetry.js";
 import { type CreateScenarioBody, scenarioSchema } from "../wire/schemas.js";
 import { classifyFailure } from "./classify.js";
+import type { SettledRows } from "./failure-log.js";
 import type { RateLimitGate } from "./gate.js";
 import { afterProbe, CREDENTIALS_REFUSED, holdCompany, refusedCredentials, stillProbing } from "./held.js";
 import { parentFromRequest, parentObject, scenarioRow } from "./parent.js";
@@ -30,6 +31,8 @@ export interface CreateDeps {
    */
   uniqueNames?: boolean;
   logger: Logger;
+  /** Told of each row that ends failed or held (the daemon's log lines: ./failure-log.ts). */
+  settled?: SettledRows;
   telemetry?: Telemetry;
   now?: () => Date;
 }
@@ -125,7 +128,7 @@ export async function createScenarioFor(
       case "failed": {
         telemetry.pushOutcome("failed", outcome.code);
         const released = await release(now());
-        await failWithDescendants(outbox, key, outcome, sent(true), now());
+        await failWithDescendants(outbox, key, outcome, sent(true), now(), failedRows(deps));
         return { status: "failed", ready: released };
       }
       case "unauthorized": {
@@ -138,6 +141,7 @@ export async function createScenarioFor(
         await outbox.endAttempt(key, outcome.tokenEndpoint && began ? "refused" : sent(true), why, now());
         // Only this company's rows wait; the job ends (the row is held, not failed).
         await holdCompany(outbox, deps.logger, row.companyId, why, now());
+        await deps.settled?.held(key);
         return { status: "held", ready: [] };
       }
       case "rate-limited":
@@ -181,7 +185,14 @@ async function retryOrFail(
   if (final) {
     const message = `gave up after ${row.attempts + 1} attempts: ${outcome.message}`;
     telemetry.pushOutcome("failed", outcome.code);
-    await failWithDescendants(deps.outbox, key, { code: outcome.code, message }, attempt, now);
+    await failWithDescendants(
+      deps.outbox,
+      key,
+      { code: outcome.code, message },
+      attempt,
+      now,
+      failedRows(deps),
+    );
     return { status: "failed", ready: [] };
   }
   telemetry.pushOutcome("retry", outcome.code);
@@ -197,7 +208,7 @@ async function outcomeUnknown(deps: CreateDeps, key: string, now: string): Promi
       "an earlier attempt may have created it (its answer was lost) and the service does not refuse repeated names (push.uniqueNames false): not sent again; check the service, then tas-sync retry-failed --key KEY if it is not there",
   };
   (deps.telemetry ?? noTelemetry).pushOutcome("failed", OUTCOME_UNKNOWN);
-  await failWithDescendants(deps.outbox, key, settle, "unknown", now);
+  await failWithDescendants(deps.outbox, key, settle, "unknown", now, failedRows(deps));
   return { status: "failed", ready: [] };
 }
 
@@ -230,8 +241,15 @@ async function parentNotUsable(
     { code: "PARENT_FAILED", message: `parent failed: ${why}` },
     "none",
     now,
+    failedRows(deps),
   );
   return { status: "failed", ready: [] };
+}
+
+/** What tells of failed rows, if anything listens. */
+function failedRows(deps: CreateDeps): ((keys: readonly string[]) => Promise<void>) | undefined {
+  const settled = deps.settled;
+  return settled ? (keys) => settled.failed(keys) : undefined;
 }
 
 /** A local write, retried a few times (another process may hold the write lock). */

@@ -8,6 +8,7 @@
  */
 import type { Logger } from "../log.js";
 import type { OutboxStore, RowFilter } from "../store/port-outbox.js";
+import type { SettledRows } from "./failure-log.js";
 import { queueReady } from "./settle.js";
 
 /** Where the reconciler's keys go: the push queue (queue/push.ts). */
@@ -44,6 +45,8 @@ export class PushReconciler {
     private readonly jobs: PushJobs,
     private readonly logger: Logger,
     private readonly now: () => Date = () => new Date(),
+    /** Told of rows a round fails (children of a failed parent left unsettled by a crash). */
+    private readonly settled?: SettledRows,
   ) {}
 
   /** One round, after any round already running (rounds never overlap). */
@@ -56,7 +59,8 @@ export class PushReconciler {
   async #round({ filter = {}, probe = false, message }: RequeueOptions): Promise<Requeued> {
     const now = this.now().toISOString();
     const queued = await this.outbox.queuedKeys(filter);
-    const ready = await queueReady(this.outbox, now, filter);
+    const settled = this.settled;
+    const ready = await queueReady(this.outbox, now, filter, settled && ((keys) => settled.failed(keys)));
     const probes = probe ? await this.outbox.probeHeld(now) : [];
     const keys = [...queued, ...ready, ...probes];
     await this.jobs.enqueue(keys);

@@ -82,33 +82,52 @@ export async function blockUnder(
   );
 }
 
-/** Fail a row and every unsettled descendant ("parent failed"); returns how many rows failed. */
+/**
+ * Fail a row and every unsettled descendant ("parent failed"); returns how many rows failed.
+ * `onFailed` hears the keys this call failed (the row, then each level below it).
+ */
 export async function failWithDescendants(
   outbox: OutboxStore,
   key: string,
   settle: Settle,
   attempt: AttemptKnowledge,
   now: string,
+  onFailed?: (keys: readonly string[]) => Promise<void>,
 ): Promise<number> {
   if (!(await outbox.markFailed(key, settle, attempt, now))) return 0;
-  return 1 + (await failDescendants(outbox, key, now));
+  await onFailed?.([key]);
+  return 1 + (await failDescendants(outbox, key, now, onFailed));
 }
 
-function failDescendants(outbox: OutboxStore, key: string, now: string): Promise<number> {
-  return settleBelow(outbox, [key], (parent, children) =>
-    outbox.failMany(children, { code: "PARENT_FAILED", message: `parent failed: ${parent}` }, now),
-  );
+function failDescendants(
+  outbox: OutboxStore,
+  key: string,
+  now: string,
+  onFailed?: (keys: readonly string[]) => Promise<void>,
+): Promise<number> {
+  return settleBelow(outbox, [key], async (parent, children) => {
+    const failed = await outbox.failMany(
+      children,
+      { code: "PARENT_FAILED", message: `parent failed: ${parent}` },
+      now,
+    );
+    // All of them, unless another process settled some meanwhile (which it then reports).
+    if (failed === children.length) await onFailed?.(children);
+    return failed;
+  });
 }
 
 /**
  * Settle what the parents decide, then mark ready rows queued: children of a failed parent
  * fail; children of a parent that exists without a known id are blocked, and so are the rows
- * below a blocked parent (they wait for the same id). Returns the keys to queue now.
+ * below a blocked parent (they wait for the same id). Returns the keys to queue now;
+ * `onFailed` hears the keys it failed.
  */
 export async function queueReady(
   outbox: OutboxStore,
   now: string,
   filter: RowFilter = {},
+  onFailed?: (keys: readonly string[]) => Promise<void>,
 ): Promise<string[]> {
   const blocked = new Map<string, string[]>();
   for (const o of await outbox.orphans(filter)) {
@@ -119,6 +138,7 @@ export async function queueReady(
         { code: "PARENT_FAILED", message: `parent failed: ${o.parentKey}` },
         "none",
         now,
+        onFailed,
       );
     } else if (o.status !== "blocked") {
       // Its parent exists without an id, or is blocked (a process stopped between blocking

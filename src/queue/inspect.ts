@@ -33,6 +33,8 @@ export interface QueuesSnapshot {
   queues: QueueState[];
   /** Next run of each company's sync scheduler (ms since the epoch). */
   nextSync: Map<number, number>;
+  /** Workers connected to Redis now, per queue: a running daemon has one on each it serves. */
+  workers: { sync: number; push: number };
 }
 
 export async function readQueueState(q: OwnedQueue): Promise<QueueState> {
@@ -52,7 +54,8 @@ export async function inspectQueues(cfg: Config, logger: Logger): Promise<Queues
       const id = companyOfScheduler(s.key ?? "");
       if (id !== null && typeof s.next === "number") nextSync.set(id, s.next);
     }
-    return { queues, nextSync };
+    const workers = { sync: await sync.queue.getWorkersCount(), push: await push.queue.getWorkersCount() };
+    return { queues, nextSync, workers };
   } finally {
     await sync.close();
     await push.close();

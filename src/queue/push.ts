@@ -7,6 +7,7 @@ import { DelayedError, type Job, type Worker } from "bullmq";
 import * as createJob from "../../jobs/create-scenario.js";
 import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
+import { PushFailureLog, type SettledRows } from "../push/failure-log.js";
 import { RateLimitGate } from "../push/gate.js";
 import { PushProgressLog } from "../push/progress-log.js";
 import type { PushJobs } from "../push/reconcile.js";
@@ -67,12 +68,15 @@ export class PushQueue extends OwnedQueue implements PushJobs {
       );
   }
 
-  startWorker(opts: { lockDurationMs?: number } = {}): Worker {
+  /** `rowsLogLevel`: of the line per row that ends failed or held (push/failure-log.ts). */
+  startWorker(opts: { lockDurationMs?: number; rowsLogLevel?: "warn" | "info" } = {}): Worker {
     const { cfg, logger } = this.deps;
     const rate = cfg.push.ratePerSecond;
     // No shared limit configured: no slot to take (not even a Redis call per batch).
     const limiter =
       rate === null ? null : new SharedRateLimiter(this.redis, `${cfg.queuePrefix}:${PUSH_QUEUE}:rate`, rate);
+    // One line per row that ends failed or held, rate-limited across this worker's jobs.
+    const failures = new PushFailureLog(this.deps.outbox, logger, { level: opts.rowsLogLevel ?? "warn" });
     const deps = {
       outbox: this.deps.outbox,
       clientFor: (id: number) => this.deps.clients.clientFor(id),
@@ -81,6 +85,7 @@ export class PushQueue extends OwnedQueue implements PushJobs {
       uniqueNames: cfg.push.uniqueNames,
       ...(this.deps.telemetry ? { telemetry: this.deps.telemetry } : {}),
       logger,
+      settled: failures,
     };
     const lockMs = opts.lockDurationMs ?? cfg.push.lockDurationMs;
     const progress = new PushProgressLog(logger);
@@ -126,6 +131,8 @@ export class PushQueue extends OwnedQueue implements PushJobs {
         stalledInterval: Math.min(30_000, lockMs),
       },
     );
+    // Rows not logged one by one yet get their summary line before the worker is gone.
+    worker.on("closed", () => failures.flush());
     worker.on("failed", (job, err) => {
       if (!job) return;
       if (!(err instanceof createJob.RetryLaterError))
@@ -133,7 +140,7 @@ export class PushQueue extends OwnedQueue implements PushJobs {
       // A job that fails for good outside the normal outcomes (Redis or database trouble) must
       // not leave its row queued with no job behind it: settle the row as failed.
       if (job.attemptsMade >= (job.opts.attempts ?? 1)) {
-        settleAbandoned(this.deps.outbox, String(job.data?.key), err.message).catch((e: Error) =>
+        settleAbandoned(this.deps.outbox, String(job.data?.key), err.message, failures).catch((e: Error) =>
           logger.error({ key: job.data?.key, err: e.message }, "could not settle the row of a failed job"),
         );
       }
@@ -142,7 +149,14 @@ export class PushQueue extends OwnedQueue implements PushJobs {
   }
 }
 
-async function settleAbandoned(outbox: OutboxStore, key: string, message: string): Promise<void> {
+async function settleAbandoned(
+  outbox: OutboxStore,
+  key: string,
+  message: string,
+  failures: SettledRows,
+): Promise<void> {
   const settle = { code: "JOB_FAILED", message: `the job failed for good: ${message}` };
-  await failWithDescendants(outbox, key, settle, "none", new Date().toISOString());
+  await failWithDescendants(outbox, key, settle, "none", new Date().toISOString(), (keys) =>
+    failures.failed(keys),
+  );
 }

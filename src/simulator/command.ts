@@ -3,6 +3,7 @@
  * Argument parsing and printing only; the server itself is startSimulator().
  */
 import { parseArgs } from "node:util";
+import { argsError } from "../text/args-error.js";
 import { describeSimulator, listeningEvent } from "./command-output.js";
 import { DEFAULT_BASE_PATH, startSimulator } from "./server.js";
 
@@ -171,7 +172,12 @@ export async function runSimulateCommand(argv: string[], io: Partial<SimulateIo>
       },
     });
   } catch (error) {
-    err(`tas-sync simulate: ${error instanceof Error ? error.message : String(error)}\n`);
+    const message = isUsageError(error)
+      ? argsError(error, Object.keys(OPTIONS))
+      : error instanceof Error
+        ? error.message
+        : String(error);
+    err(`tas-sync simulate: ${message}\n`);
     if (!isUsageError(error)) return 1;
     err("Run 'tas-sync simulate --help' for usage.\n");
     return 2;

@@ -6,6 +6,7 @@ import type { TasClient } from "../api/client.js";
 import {
   ApiError,
   InvalidCredentialsError,
+  isUnreachable,
   ResponseTooLargeError,
   UnauthorizedError,
 } from "../api/errors.js";
@@ -94,6 +95,9 @@ async function fetchReports(
       // Refused credentials fail the whole company with one error, not one per report
       // followed by the same failure for the plan list (and a token request each time).
       if (err instanceof UnauthorizedError || err instanceof InvalidCredentialsError) throw err;
+      // So do a token that could not be had and a service that cannot be reached: one line
+      // for the company, each request failing at once rather than one retry budget each.
+      if (err instanceof ApiError && (err.operation === "token" || isUnreachable(err))) throw err;
       if (!(err instanceof ApiError)) throw err;
       out.push({ id, error: err });
     }

@@ -21,7 +21,8 @@ describe.concurrent("error lines", () => {
   it.for([
     [["frobnicate"], {}, "tas-sync: ", 'unknown command "frobnicate"'],
     [["snyc"], {}, "tas-sync: ", 'did you mean "sync"?'],
-    [["--log-level", "debug", "sync"], {}, "tas-sync: ", "expected a command before the options"],
+    [["--frobnicate", "sync"], {}, "tas-sync: ", "expected a command before the options"],
+    [["-c"], {}, "tas-sync: ", "option -c needs a value"],
     [["help", "nope"], {}, "tas-sync: ", 'unknown command "nope"'],
     [
       ["sync", "--frobnicate"],
@@ -60,6 +61,13 @@ describe.concurrent("error lines", () => {
     [["demo", "--plans", "0"], {}, "tas-sync demo: ", "--plans must be at least 1, got 0"],
     [["status", "--config", "/nonexistent/c.json"], {}, "tas-sync status: ", "config file not found"],
     [["simulate", "--plans", "many"], {}, "tas-sync simulate: ", "--plans must be a number"],
+    [
+      ["simulate", "--prot", "8080"],
+      {},
+      "tas-sync simulate: ",
+      "unknown option --prot (did you mean --port?)",
+    ],
+    [["simulate", "--json=yes"], {}, "tas-sync simulate: ", "option --json takes no value"],
   ] as const)("%j: one line, prefixed, exit 2", async ([args, env, prefix, message], { expect }) => {
     const r = await cli([...args], { TAS_LOG_LEVEL: "", ...env });
     expect(r.code).toBe(2);

@@ -84,6 +84,7 @@ const CATALOGUE = new Set([
   "commands/types.js",
   "commands/signals.js",
   "text/suggest.js",
+  "text/args-error.js",
   "commands/format/defaults.js",
   "commands/catalog/pull.js",
   "commands/catalog/push.js",

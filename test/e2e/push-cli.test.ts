@@ -340,7 +340,26 @@ describe.each(storeKinds())("tas-sync push against the simulator on $name", (kin
     expect(r.code).toBe(0);
     expect(lines(r.stderr)).toContain(`${file}:3: scenario_name: must not be empty`);
     expect(lines(r.stdout)).not.toContain(`${file}:3: scenario_name: must not be empty`);
-    expect(lines(r.stdout)).toContain("created 2, already existed 0, failed 0");
+    // The summary counts the rows left out and says where they are.
+    expect(lines(r.stdout)).toContain(
+      "created 2, already existed 0, failed 0, skipped as invalid 3 (seed_rejections)",
+    );
+    const skipped = lines(r.stdout).find((l) => l.startsWith("skipped 3 invalid row(s)"));
+    expect(skipped).toMatch(
+      /^skipped 3 invalid row\(s\) \(3 problem\(s\), listed on stderr\), recorded in seed_rejections: tas-sync query "SELECT line, key, field, reason FROM seed_rejections WHERE batch_id = '[0-9a-f-]{36}' ORDER BY line"$/,
+    );
+    const listed = await cli([
+      "query",
+      (/tas-sync query "(.*)"$/.exec(skipped ?? "") ?? [])[1] ?? "",
+      "--config",
+      s.config,
+    ]);
+    expect(listed.code).toBe(0);
+    expect(
+      lines(listed.stdout)
+        .slice(2)
+        .map((l) => l.split(/ +/)[0]),
+    ).toEqual(["3", "4", "5"]);
     expect(
       (await query(kind, s.db, "SELECT key, status FROM scenario_requests ORDER BY key")).map((x) =>
         Object.values(x),
@@ -401,14 +420,19 @@ describe.each(storeKinds())("tas-sync push against the simulator on $name", (kin
     });
     expect(statusJson.outbox).toMatchObject({ created: 2, failed: 2 });
 
-    const table = lines((await cli(["push-failures", "--config", s.config])).stdout);
-    expect(table[0]).toMatch(/^key +company +project +code +attempts +error +source$/);
+    const table = lines((await cli(["push-failures", "--wide", "--config", s.config])).stdout);
+    expect(table[0]).toMatch(/^key +company +project +code +attempts +source +error$/);
     expect(table.slice(2).sort()).toEqual([
       expect.stringMatching(
-        /^ghost +5251 +99999 +PROJECT_NOT_FOUND +1 +createScenario: HTTP 404 PROJECT_NOT_FOUND/,
+        /^ghost +5251 +99999 +PROJECT_NOT_FOUND +1 +\S+:3 +createScenario: HTTP 404 PROJECT_NOT_FOUND/,
       ),
-      expect.stringMatching(/^ghost-child +5251 +99999 +PARENT_FAILED +0 +parent failed: ghost/),
+      expect.stringMatching(/^ghost-child +5251 +99999 +PARENT_FAILED +0 +\S+:4 +parent failed: ghost$/),
     ]);
+    // Without --wide, each row's whole reason follows it, indented.
+    const wrapped = lines((await cli(["push-failures", "--config", s.config])).stdout);
+    expect(wrapped[0]).toMatch(/^key +company +project +code +attempts +source$/);
+    const ghost = wrapped.findIndex((l) => /^ghost +5251/.test(l));
+    expect(wrapped[ghost + 1]).toMatch(/^ {4}createScenario: HTTP 404 PROJECT_NOT_FOUND/);
     const json = lines(
       (await cli(["push-failures", "--json", "--code", "PROJECT_NOT_FOUND", "--config", s.config])).stdout,
     );
@@ -457,6 +481,12 @@ describe.each(storeKinds())("tas-sync push against the simulator on $name", (kin
       "  held, company 5251 (1 row(s)): the service refuses company 5251's static token (auth.token)",
     );
     const held = lines((await cli(["push-failures", "--held", "--config", s.config])).stdout);
-    expect(held[2]).toMatch(/^one +5251 +52511 +CREDENTIALS_REFUSED +1 +the service refuses/);
+    expect(held[2]).toMatch(/^one +5251 +52511 +CREDENTIALS_REFUSED +1 +\S+:1$/);
+    // The whole reason, to its last words, wrapped below the row.
+    const reason = held
+      .slice(3)
+      .map((l) => l.trim())
+      .join(" ");
+    expect(reason).toMatch(/^the service refuses .* or run: tas-sync resume-push --company 5251$/);
   });
 });

@@ -170,13 +170,20 @@ describe.each(storeKinds())("the push outbox on $name", (kind) => {
         T0,
       );
       await outbox.takeReady(T0, { batchId: "b" });
-      await failWithDescendants(outbox, "bad", fail("PROJECT_NOT_FOUND", "no project"), "none", T0);
+      const failedKeys: string[] = [];
+      const onFailed = async (keys: readonly string[]) => {
+        failedKeys.push(...keys);
+      };
+      await failWithDescendants(outbox, "bad", fail("PROJECT_NOT_FOUND", "no project"), "none", T0, onFailed);
+      expect(failedKeys).toEqual(["bad", "kid"]);
       await outbox.markExists("ghost", "lost answer", T0);
       await outbox.resetFailed({ key: "kid" }, T1);
       expect(await status("kid")).toBe("pending");
       expect(await status("orphan")).toBe("pending");
 
-      expect(await queueReady(outbox, T1, { batchId: "b" })).toEqual([]);
+      expect(await queueReady(outbox, T1, { batchId: "b" }, onFailed)).toEqual([]);
+      // Each row that ended failed is told once per time it failed: the reset kid failed again.
+      expect(failedKeys).toEqual(["bad", "kid", "kid"]);
       expect(await outbox.get("kid")).toMatchObject({ status: "failed", errorCode: "PARENT_FAILED" });
       expect(await outbox.get("orphan")).toMatchObject({ status: "blocked", errorCode: "PARENT_ID_UNKNOWN" });
       expect((await outbox.get("orphan"))?.lastError).toContain("tas-sync set-parent-id ghost <id>");

@@ -9,17 +9,19 @@ import { parseConfig } from "../../src/config/index.js";
 import { SyncQueue } from "../../src/queue/sync.js";
 import { createClients } from "../../src/runtime.js";
 import { openStore } from "../../src/store/open.js";
-import { storeKinds } from "../support/stores.js";
+import { storeKind, storeKinds } from "../support/stores.js";
 import { logger, type PushHarness, startPushHarness } from "./push-harness.js";
 
 interface StatusJson {
   healthy: boolean;
+  daemon: { running: boolean; sync_workers: number; push_workers: number } | null;
   companies: {
     company_id: number;
     stale: boolean;
     failing: boolean;
     last_success_at: string | null;
     next_run_at: string | null;
+    next_run_overdue: boolean | null;
     last_run: { status: string; inserted: number } | null;
   }[];
   queues: { sync: { paused: boolean; jobs: Record<string, number> } };
@@ -109,5 +111,69 @@ describe.each(storeKinds())("tas-sync status on $name", (kind) => {
     const text = await h.cli(["status"]);
     expect(text.out[0]).toBe("companies:");
     expect(text.out.join("\n")).toMatch(new RegExp(`${second.id} +ok +succeeded`));
+  }, 60_000);
+});
+
+describe("tas-sync status without a daemon", () => {
+  const kind = storeKind("sqlite");
+  let h: PushHarness;
+  beforeAll(async () => {
+    h = await startPushHarness(kind, { sim: { companies: 2, plans: 3 } });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await kind.cleanup();
+  });
+
+  it("says that no daemon is running and flags a next run past its time, until a worker connects", async () => {
+    const [first, second] = h.sim.companies;
+    if (!first || !second) throw new Error("two companies expected");
+    const store = await openStore(h.cfg.database);
+    const clients = createClients(h.cfg, logger);
+    const queue = new SyncQueue({ cfg: h.cfg, store, clients, logger });
+    try {
+      await queue.schedule();
+      // Scheduled, nobody running it, not late yet.
+      let json = JSON.parse((await h.cli(["status", "--json"])).out.join("\n")) as StatusJson;
+      expect(json.daemon).toEqual({ running: false, sync_workers: 0, push_workers: 0 });
+      expect(json.companies.map((c) => c.next_run_overdue)).toEqual([false, false]);
+      let text = (await h.cli(["status"])).out;
+      expect(text).toContain(
+        "  no daemon is running: no worker is connected to the queues, so scheduled syncs and queued push rows wait until tas-sync daemon runs",
+      );
+
+      // The first company's next run was due ten minutes ago (its scheduler's time, in Redis).
+      const repeat = `${h.prefix}:sync:repeat`;
+      const members = await h.redis.zrange(repeat, 0, -1);
+      const firstKey = members.find((m) => m.includes(String(first.id)));
+      expect(firstKey).toBeDefined();
+      const due = Date.now() - 10 * 60_000;
+      await h.redis.zadd(repeat, due, firstKey as string);
+      json = JSON.parse((await h.cli(["status", "--json"])).out.join("\n")) as StatusJson;
+      expect(json.companies.map((c) => [c.company_id, c.next_run_overdue])).toEqual([
+        [first.id, true],
+        [second.id, false],
+      ]);
+      text = (await h.cli(["status"])).out;
+      expect(text.join("\n")).toMatch(
+        new RegExp(`^${first.id} .* ${new Date(due).toISOString()} OVERDUE by 10m$`, "m"),
+      );
+      expect(text).toContain(
+        "  no daemon is running: no worker is connected to the queues, so the overdue runs above wait until tas-sync daemon runs",
+      );
+
+      // A worker on the sync queue (as a running daemon has): no such line.
+      const worker = queue.startWorker();
+      await worker.waitUntilReady();
+      json = JSON.parse((await h.cli(["status", "--json"])).out.join("\n")) as StatusJson;
+      expect(json.daemon).toMatchObject({ running: true, sync_workers: 1 });
+      text = (await h.cli(["status"])).out;
+      expect(text.some((l) => l.includes("no daemon is running"))).toBe(false);
+    } finally {
+      await queue.queue.obliterate({ force: true });
+      await queue.close();
+      await clients.close();
+      await store.close();
+    }
   }, 60_000);
 });

@@ -70,7 +70,8 @@ export interface Run {
 
 /** Starts the built CLI; `done` resolves when it exits. */
 export function startCli(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const { TAS_CONFIG: _ignored, ...base } = process.env;
+  // The test run's own settings must not override the configs the tests write.
+  const { TAS_CONFIG: _config, REDIS_URL: _redis, TAS_DATABASE: _database, ...base } = process.env;
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: ROOT,
     env: { ...base, TAS_LOG_FORMAT: "json", ...env },

@@ -7,6 +7,7 @@ import {
   InvalidCredentialsError,
   InvalidRequestError,
   InvalidScenarioNameError,
+  isUnreachable,
   NotFoundError,
   type Operation,
   ProjectNotFoundError,
@@ -18,6 +19,7 @@ import {
   transportError,
   UnauthorizedError,
   ValidationFailedError,
+  withDetail,
 } from "../../src/api/errors.js";
 import { proxyFor, proxySettings } from "../../src/api/proxy.js";
 
@@ -121,6 +123,46 @@ describe("errorFromResponse", () => {
   ])("flags %s: retryable=%s, outcomeUnknown=%s", (_name, err, retryable, unknown) => {
     expect(err.retryable).toBe(retryable);
     expect(err.outcomeUnknown).toBe(unknown);
+  });
+
+  it.each<[string, unknown, boolean]>([
+    ["refused", { code: "ECONNREFUSED" }, true],
+    ["unknown host", { cause: { code: "ENOTFOUND" } }, true],
+    ["no DNS answer", { code: "EAI_AGAIN" }, true],
+    ["no route to host", { code: "EHOSTUNREACH" }, true],
+    ["https to a plain-HTTP port", { code: "ERR_SSL_WRONG_VERSION_NUMBER" }, true],
+    ["a self-signed certificate", { code: "DEPTH_ZERO_SELF_SIGNED_CERT" }, true],
+    ["a certificate for another name", { code: "ERR_TLS_CERT_ALTNAME_INVALID" }, true],
+    ["an unverifiable chain", { code: "UNABLE_TO_VERIFY_LEAF_SIGNATURE" }, true],
+    ["a reset", { code: "ECONNRESET" }, false],
+    ["a connect timeout", { code: "UND_ERR_CONNECT_TIMEOUT" }, false],
+    ["a headers timeout", { code: "UND_ERR_HEADERS_TIMEOUT" }, false],
+  ])("says whether %s is unreachable (failed at once, nothing sent)", (_name, cause, unreachable) => {
+    const err = transportError("listPlans", cause);
+    expect(isUnreachable(err)).toBe(unreachable);
+    if (unreachable) expect(err.outcomeUnknown).toBe(false);
+  });
+
+  it("names a TLS failure as such, with host and port", () => {
+    const err = transportError(
+      "listPlans",
+      { code: "CERT_HAS_EXPIRED" },
+      { url: new URL("https://tas.example.com/R/api/plans") },
+    );
+    expect(err.message).toBe("listPlans TLS_FAILED: TLS with tas.example.com:443 failed (CERT_HAS_EXPIRED)");
+    expect(err.retryable).toBe(true);
+  });
+
+  it("keeps what a connection error and a 429 know when more is said (withDetail)", () => {
+    const refused = withDetail(transportError("listPlans", { code: "ECONNREFUSED" }), "check baseUrl");
+    expect(refused).toBeInstanceOf(ConnectionError);
+    expect(isUnreachable(refused)).toBe(true);
+    expect(refused.message).toBe("listPlans CONNECTION_FAILED: ECONNREFUSED; check baseUrl");
+    const reset = withDetail(transportError("createScenario", { code: "ECONNRESET" }), "more");
+    expect(reset.outcomeUnknown).toBe(true);
+    const limited = withDetail(errorFromResponse("listPlans", 429, "", 1500), "more") as RateLimitedError;
+    expect(limited).toBeInstanceOf(RateLimitedError);
+    expect(limited.retryAfterMs).toBe(1500);
   });
 
   it("maps socket errors to TimeoutError and ConnectionError", () => {

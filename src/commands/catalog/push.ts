@@ -47,10 +47,11 @@ parent's id, or are held; 2 invalid or empty file (nothing queued) or bad usage/
 export const pushFailuresSpec: CommandSpec = {
   name: "push-failures",
   summary: "list failed push rows (or rows that wait: for a parent's id, or held) with their reasons",
-  help: `Usage: tas-sync push-failures [--code CODE] [--blocked | --held] [--limit N] [--json] [--config PATH]
+  help: `Usage: tas-sync push-failures [--code CODE] [--blocked | --held] [--limit N] [--wide | --json] [--config PATH]
 
-Lists rows of scenario_requests with status failed: key, company, project, reason code, the
-last error, and where the row came from (file:line). With --blocked, lists instead the rows
+Lists rows of scenario_requests with status failed: key, company, project, reason code,
+attempts and where the row came from (file:line), each followed by its whole last error,
+indented and wrapped to the terminal's width (--wide: one line per row, the error last). With --blocked, lists instead the rows
 that wait for their parent's scenario id (the parent exists on the service but the answer to
 its create was lost); give it with tas-sync set-parent-id. With --held, the rows held back
 because their company's credentials are refused (reason CREDENTIALS_REFUSED); they go on by
@@ -63,12 +64,14 @@ Options:
   --blocked        rows waiting for a parent's id instead of failed rows
   --held           rows held for refused credentials instead of failed rows
   --limit N        at most N rows (default 100)
+  --wide           one line per row, with the whole error as its last column
   --json           one JSON object per row (snake_case keys)`,
   options: {
     code: { type: "string" },
     blocked: { type: "boolean" },
     held: { type: "boolean" },
     limit: { type: "string" },
+    wide: { type: "boolean" },
     json: { type: "boolean" },
   },
   secretsWhenUsed: true,

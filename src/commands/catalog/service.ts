@@ -36,6 +36,7 @@ Exit codes: 0 stopped gracefully by SIGINT/SIGTERM; 130/143 stopped at once by a
   },
   load: () => import("../daemon.js").then((m) => m.runDaemonCommand),
   signalEndsNormally: true,
+  logsAsService: true,
 };
 
 export const statusSpec: CommandSpec = {
