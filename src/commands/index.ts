@@ -3,7 +3,7 @@
  * texts and option specs only. Each command's implementation is imported when it runs, so
  * `--help` and `<command> --help` load none of undici, BullMQ, SQLite, drizzle, pino or zod.
  */
-import { dbtSourcesSpec } from "./catalog/analytics.js";
+import { dbtSourcesSpec, exportSpec } from "./catalog/analytics.js";
 import { demoSpec, migrateSpec, querySpec, replaySpec, syncSpec } from "./catalog/pull.js";
 import {
   pushFailuresSpec,
@@ -29,6 +29,7 @@ export const commands: Command[] = [
   migrateSpec,
   querySpec,
   dbtSourcesSpec,
+  exportSpec,
   simulateSpec,
   demoSpec,
 ];

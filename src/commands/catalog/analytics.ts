@@ -48,3 +48,42 @@ Exit codes: 0 written; 2 bad usage or config (a warn threshold after the error o
   secretsWhenUsed: true,
   load: () => import("../dbt-sources.js").then((m) => m.runDbtSources),
 };
+
+export const exportSpec: CommandSpec = {
+  name: "export",
+  summary: "write the mirror's tables, views and history as Parquet files or one DuckDB database",
+  help: `Usage: tas-sync export --format parquet|duckdb --out PATH [--tables NAME,...] [--db PATH|URL]
+
+Reads every table and view of the mirror (plans and reports, their child tables, history,
+sync runs, the observed schema, the push outbox: docs/reference/tables.md), or the ones
+--tables names, from either store, and writes them with real types: ids and other 64-bit
+numbers as BIGINT, flags as BOOLEAN, times as TIMESTAMP WITH TIME ZONE (UTC), text as
+VARCHAR. A view is written as a table of its rows (v_plan_versions: every version's JSON).
+
+  --format parquet   one file per table or view in the folder PATH: PATH/plans.parquet, ...
+                       (zstd); other files in the folder are left alone
+  --format duckdb    one DuckDB database file PATH (replaced when it exists)
+
+The database is opened read-only and rows stream in batches: memory stays bounded whatever
+the size. A file appears under its name only when complete. Each table is read in its own
+read-only transaction: when a sync writes meanwhile, a warning says so. Progress on stderr.
+Uses DuckDB's Node package (@duckdb/node-api, an optional dependency: its binary comes from
+npm with it, nothing is downloaded when it runs). Needs none of the service's secrets.
+
+Options:
+  --format FORMAT     parquet or duckdb
+  --out PATH          the folder (parquet) or the file (duckdb)
+  --tables NAMES      only these tables and views, separated by commas (plans,plan_versions)
+  --db PATH|URL       SQLite file or postgres:// URL (default: the config's "database")
+
+Exit codes: 0 written; 2 bad usage, an unknown table, a missing database or DuckDB package;
+            130/143 stopped by SIGINT/SIGTERM (unfinished files removed).`,
+  options: {
+    format: { type: "string" },
+    out: { type: "string" },
+    tables: { type: "string" },
+    db: { type: "string" },
+  },
+  secretsWhenUsed: true,
+  load: () => import("../export.js").then((m) => m.runExport),
+};
