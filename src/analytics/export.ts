@@ -17,8 +17,13 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = ["parquet", "duckdb"];
 
 /** Rows appended between flushes of the appender (its buffer is the memory a table costs). */
 const BATCH = 10_000;
-/** DuckDB's own memory while it stages and writes (beyond it, it spills to the staging file). */
-const MEMORY_LIMIT = "256MB";
+/**
+ * DuckDB's own memory while it stages and writes (beyond it, it spills to the staging file),
+ * with one thread: more threads each buffer a row group of their own.
+ */
+const DUCKDB_OPTIONS = { memory_limit: "128MB", threads: "1" };
+/** Rows of a Parquet row group: a group of plans' JSON is buffered whole while it is written. */
+const ROW_GROUP = 10_000;
 export const DUCKDB_PACKAGE = "@duckdb/node-api";
 
 export interface ExportResult {
@@ -63,7 +68,7 @@ export async function exportStore(opts: ExportOptions): Promise<ExportResult[]> 
   const leftovers = [staging, `${staging}.wal`];
   for (const f of leftovers) rmSync(f, { force: true });
   const partials: string[] = [];
-  const instance = await DuckDBInstance.create(staging, { memory_limit: MEMORY_LIMIT, threads: "2" });
+  const instance = await DuckDBInstance.create(staging, DUCKDB_OPTIONS);
   let connection: DuckDBConnection | undefined;
   try {
     connection = await instance.connect();
@@ -83,7 +88,7 @@ export async function exportStore(opts: ExportOptions): Promise<ExportResult[]> 
         const partial = `${file}.partial`;
         partials.push(partial);
         await connection.run(
-          `COPY "${relation.name}" TO '${partial.replaceAll("'", "''")}' (FORMAT parquet, COMPRESSION zstd)`,
+          `COPY "${relation.name}" TO '${partial.replaceAll("'", "''")}' (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP})`,
         );
         renameSync(partial, file);
         await connection.run(`DROP TABLE "${relation.name}"`);
