@@ -5,8 +5,8 @@
  */
 
 import { formatDuration } from "../config/duration.js";
-import { type Relation, relationsOf } from "../docs/tables-page.js";
 import { TABLE_DOCS, VIEW_DOCS } from "../schema/descriptions.js";
+import { type Relation, relationsOf } from "../schema/relations.js";
 import { PLAN_CHILD_TABLES, REPORT_CHILD_TABLES } from "../schema/table-names.js";
 import type { YamlValue } from "./yaml.js";
 

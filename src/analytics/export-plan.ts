@@ -4,8 +4,9 @@
  * store, and each stored value as the value of its type (SQLite keeps flags as 0/1 and times as
  * ISO 8601 text).
  */
-import { relationsOf } from "../docs/tables-page.js";
+
 import { TABLE_DOCS, VIEW_DOCS } from "../schema/descriptions.js";
+import { relationsOf } from "../schema/relations.js";
 import { closestName } from "../text/suggest.js";
 
 export type DuckType = "BIGINT" | "INTEGER" | "BOOLEAN" | "TIMESTAMPTZ" | "DOUBLE" | "VARCHAR";
