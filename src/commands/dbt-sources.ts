@@ -27,8 +27,8 @@ export const runDbtSources: CommandRun = async (ctx) => {
         staleAfterMs: staleAfterOf(cfg, c),
       })),
       reports: cfg.companies.some((c) => c.reportIds.length > 0),
-      warnAfterMs: durationFlag(ctx.flags, "warn-after"),
-      errorAfterMs: durationFlag(ctx.flags, "error-after"),
+      warnAfterMs: durationFlag(ctx.flags, "warn-after") ?? cfg.dbt.warnAfter,
+      errorAfterMs: durationFlag(ctx.flags, "error-after") ?? cfg.dbt.errorAfter,
     });
   } catch (err) {
     if (err instanceof RangeError) throw new UsageError(err.message);

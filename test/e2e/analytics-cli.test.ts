@@ -54,6 +54,26 @@ describe("tas-sync dbt-sources", () => {
     });
   });
 
+  it("takes the config's dbt thresholds over the schedules, and the flags over the config", async () => {
+    const withDbt = join(dir, "with-dbt.json");
+    const base = JSON.parse(readFileSync(config, "utf8"));
+    writeFileSync(withDbt, JSON.stringify({ ...base, dbt: { warnAfter: "2h", errorAfter: "1d" } }));
+    const freshnessOf = async (...flags: string[]) => {
+      const run = await cli(["dbt-sources", "--config", withDbt, ...flags]);
+      expect(run.code).toBe(0);
+      const doc = parse(run.stdout) as { sources: { tables: { name: string; freshness?: unknown }[] }[] };
+      return doc.sources[0]?.tables.find((t) => t.name === "sync_runs_company_7")?.freshness;
+    };
+    expect(await freshnessOf()).toMatchObject({
+      warn_after: { count: 2, period: "hour" },
+      error_after: { count: 1, period: "day" },
+    });
+    expect(await freshnessOf("--error-after", "6h")).toMatchObject({
+      warn_after: { count: 2, period: "hour" },
+      error_after: { count: 6, period: "hour" },
+    });
+  });
+
   it.each([
     [
       ["--warn-after", "3h", "--error-after", "2h"],

@@ -21,7 +21,8 @@ one, relationships from each child table to its plan or report), a tag per kind 
 
 A company's thresholds come from its schedule (companies[].every, else sync.every): warn
 after two periods, error after sync.staleAfter (default three periods), when tas-sync status
-calls it stale. The whole-table checks use the most frequent company's. The store decides the
+calls it stale; dbt.warnAfter and dbt.errorAfter in the config, or the flags, set them for
+every check. The whole-table checks use the most frequent company's. The store decides the
 naming: PostgreSQL gets the URL's database and schema public; SQLite (the dbt-sqlite
 adapter) gets schema main and no database (attach the file as main in schemas_and_paths).
 Needs none of the service's secrets; does not open the database. See docs/analytics.md.
