@@ -1,5 +1,6 @@
 /** `tas-sync export --format parquet|duckdb --out PATH`: wiring of src/analytics/export.ts. */
-import { resolve } from "node:path";
+import { statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { EXPORT_FORMATS, type ExportFormat, exportStore } from "../analytics/export.js";
 import { exportRelations } from "../analytics/export-plan.js";
 import { databaseTarget } from "../config/index.js";
@@ -13,6 +14,7 @@ export const runExport: CommandRun = async (ctx) => {
   const out = ctx.flags.out;
   if (typeof out !== "string" || out.trim() === "")
     throw new UsageError(`missing --out PATH (${format === "parquet" ? "a folder" : "a .duckdb file"})`);
+  checkOut(resolve(out), format);
   let relations: ReturnType<typeof exportRelations>;
   try {
     relations = exportRelations(tablesFlag(ctx.flags));
@@ -60,6 +62,23 @@ export const runExport: CommandRun = async (ctx) => {
     await store.close();
   }
 };
+
+/** The output's place can take it: a folder (or none yet) for Parquet, a file in a folder for DuckDB. */
+function checkOut(out: string, format: ExportFormat): void {
+  const kind = (path: string) => {
+    try {
+      return statSync(path).isDirectory() ? "folder" : "file";
+    } catch {
+      return "none";
+    }
+  };
+  if (format === "parquet" && kind(out) === "file")
+    throw new UsageError(`--out ${out} is a file: Parquet needs a folder (one file per table)`);
+  if (format === "duckdb" && kind(out) === "folder")
+    throw new UsageError(`--out ${out} is a folder: DuckDB needs a file name (e.g. ${out}/tas.duckdb)`);
+  if (format === "duckdb" && kind(dirname(out)) !== "folder")
+    throw new UsageError(`--out ${out}: the folder ${dirname(out)} does not exist`);
+}
 
 /** What moves when a sync writes: the companies' write generations and the runs. */
 async function writes(store: Store): Promise<string> {

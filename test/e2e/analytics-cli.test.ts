@@ -105,6 +105,31 @@ describe("tas-sync export", () => {
     expect(run.stderr).toMatch(message);
   });
 
+  it("refuses an --out that cannot take the format", async () => {
+    const file = join(dir, "a-file");
+    writeFileSync(file, "x");
+    const parquet = await cli(["export", "--config", config, "--format", "parquet", "--out", file]);
+    expect([parquet.code, parquet.stderr]).toEqual([
+      2,
+      expect.stringMatching(/is a file: Parquet needs a folder/),
+    ]);
+    const duck = await cli(["export", "--config", config, "--format", "duckdb", "--out", dir]);
+    expect([duck.code, duck.stderr]).toEqual([
+      2,
+      expect.stringMatching(/is a folder: DuckDB needs a file name/),
+    ]);
+    const nowhere = await cli([
+      "export",
+      "--config",
+      config,
+      "--format",
+      "duckdb",
+      "--out",
+      join(dir, "no", "t.duckdb"),
+    ]);
+    expect([nowhere.code, nowhere.stderr]).toEqual([2, expect.stringMatching(/does not exist/)]);
+  });
+
   it("says so when the database does not exist, and writes nothing", async () => {
     const out = join(dir, "never");
     const run = await cli(["export", "--format", "parquet", "--out", out, "--db", join(dir, "missing.db")]);
