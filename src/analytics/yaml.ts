@@ -53,8 +53,7 @@ function lines(value: YamlValue, indent: string): string[] {
   if (typeof value === "object" && value !== null) {
     const out: string[] = [];
     for (const [key, v] of entries(value)) {
-      if (isBlock(v))
-        out.push(`${indent}${scalar(key)}:`, ...lines(v, Array.isArray(v) ? `${indent}  ` : `${indent}  `));
+      if (isBlock(v)) out.push(`${indent}${scalar(key)}:`, ...lines(v, `${indent}  `));
       else out.push(`${indent}${scalar(key)}: ${inline(v)}`);
     }
     return out;
