@@ -14,7 +14,7 @@ import { build } from "esbuild";
 const root = new URL("..", import.meta.url).pathname;
 const pkg = (await import("../package.json", { with: { type: "json" } })).default;
 const BUNDLED = new Set(["zod"]);
-const external = Object.keys(pkg.dependencies)
+const external = Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies })
   .filter((name) => !BUNDLED.has(name))
   .flatMap((name) => [name, `${name}/*`]);
 

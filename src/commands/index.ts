@@ -3,6 +3,7 @@
  * texts and option specs only. Each command's implementation is imported when it runs, so
  * `--help` and `<command> --help` load none of undici, BullMQ, SQLite, drizzle, pino or zod.
  */
+import { dbtSourcesSpec, exportSpec } from "./catalog/analytics.js";
 import { demoSpec, grantReaderSpec, migrateSpec, querySpec, replaySpec, syncSpec } from "./catalog/pull.js";
 import {
   pushFailuresSpec,
@@ -28,6 +29,8 @@ export const commands: Command[] = [
   migrateSpec,
   querySpec,
   grantReaderSpec,
+  dbtSourcesSpec,
+  exportSpec,
   simulateSpec,
   demoSpec,
 ];

@@ -225,6 +225,19 @@ export const CONFIG_KEY_DOCS: Record<string, KeyDoc> = {
       "Where the daemon POSTs an alert when a company starts failing, turns stale or recovers. Without it the changes are only logged.",
   },
   "alerts.timeoutMs": { description: "Timeout of one webhook request, in ms." },
+  dbt: { description: "The freshness checks of `tas-sync dbt-sources` (docs/analytics.md)." },
+  "dbt.warnAfter": {
+    type: "duration, at least 1 min",
+    default: "2 × the company's schedule (at most the error threshold)",
+    description:
+      "`warn_after` of every freshness check that `tas-sync dbt-sources` writes, instead of the one derived from each company's schedule. `--warn-after` wins over it.",
+  },
+  "dbt.errorAfter": {
+    type: "duration, at least 1 min",
+    default: "`sync.staleAfter` (3 × the company's schedule)",
+    description:
+      "`error_after` of every freshness check that `tas-sync dbt-sources` writes, instead of the company's stale time. `--error-after` wins over it.",
+  },
   shutdownGraceMs: {
     description:
       "How long a stopping daemon lets running jobs finish before it abandons a running sync, in ms.",

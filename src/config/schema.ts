@@ -205,6 +205,13 @@ export function configSchema(env: NodeJS.ProcessEnv = process.env, secretsAt: Se
           timeoutMs: positiveInt.default(10_000),
         })
         .prefault({}),
+      /** The freshness thresholds of `tas-sync dbt-sources`, instead of those of the schedules. */
+      dbt: z
+        .strictObject({
+          warnAfter: duration(60_000).optional(),
+          errorAfter: duration(60_000).optional(),
+        })
+        .prefault({}),
       /** How long a stopping daemon lets running jobs finish. */
       shutdownGraceMs: positiveInt.default(30_000),
       logLevel: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),

@@ -5,21 +5,25 @@
  * statement must answer at least one row. The excuses: a table it reads is empty on demo data
  * (the demo pushes nothing and its sync rejects nothing), which the test checks rather than
  * takes on trust; or a health check whose comment says it answers no row when all is well.
+ * A `duckdb` block runs in DuckDB on what `tas-sync export` wrote from the SQLite demo database:
+ * the DuckDB file opened as the database, beside the folder `tas-export/` of Parquet files.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli, ensureBuilt, ROOT } from "../support/built-cli.js";
 import { TestDatabases } from "../support/postgres.js";
 
-type Store = "sqlite" | "postgres";
+type Store = "sqlite" | "postgres" | "duckdb";
 const RUNS_ON: Record<string, Store[]> = {
   sql: ["sqlite", "postgres"],
   sqlite: ["sqlite"],
   postgresql: ["postgres"],
+  duckdb: ["duckdb"],
 };
 
 interface Example {
@@ -36,7 +40,7 @@ function examplesIn(path: string): Example[] {
   const text = readFileSync(path, "utf8");
   const lineOf = (index: number | undefined) => text.slice(0, index).split("\n").length;
   const out: Example[] = [];
-  for (const m of text.matchAll(/^```(sql|sqlite|postgresql)\n([\s\S]*?)^```/gm)) {
+  for (const m of text.matchAll(/^```(sql|sqlite|postgresql|duckdb)\n([\s\S]*?)^```/gm)) {
     const stores = RUNS_ON[m[1] ?? ""] ?? [];
     for (const sql of (m[2] ?? "").split(/;\s*(?:\n|$)/).map((s) => s.trim()))
       if (sql !== "") out.push({ where: `${relative(ROOT, path)}:${lineOf(m.index)}`, sql, stores });
@@ -65,6 +69,7 @@ const examples = markdown.flatMap(examplesIn);
 let dir: string;
 let sqlite: Database.Database;
 let postgres: pg.Client;
+let duckdb: { instance: DuckDBInstance; connection: DuckDBConnection } | undefined;
 const databases = new TestDatabases();
 
 beforeAll(async () => {
@@ -79,8 +84,31 @@ beforeAll(async () => {
   sqlite = new Database(path, { readonly: true });
   postgres = new pg.Client({ connectionString: pgUrl });
   await postgres.connect();
+  for (const [format, out] of [
+    ["parquet", join(dir, "tas-export")],
+    ["duckdb", join(dir, "tas.duckdb")],
+  ] as const) {
+    const exported = await cli([
+      "export",
+      "--format",
+      format,
+      "--out",
+      out,
+      "--db",
+      path,
+      "--log-level",
+      "warn",
+    ]);
+    if (exported.code !== 0)
+      throw new Error(`export --format ${format} exited ${exported.code}: ${exported.stderr}`);
+  }
+  const instance = await DuckDBInstance.create(join(dir, "tas.duckdb"), { access_mode: "READ_ONLY" });
+  duckdb = { instance, connection: await instance.connect() };
+  await duckdb.connection.run(`SET file_search_path = '${dir}'`);
 }, 180_000);
 afterAll(async () => {
+  duckdb?.connection.closeSync();
+  duckdb?.instance.closeSync();
   sqlite?.close();
   await postgres?.end();
   await databases.dropAll();
@@ -89,11 +117,15 @@ afterAll(async () => {
 
 async function rowsOf(store: Store, sql: string): Promise<unknown[]> {
   if (store === "sqlite") return sqlite.prepare(sql).all();
+  if (store === "duckdb")
+    return (await (duckdb as NonNullable<typeof duckdb>).connection.runAndReadAll(sql)).getRows();
   return (await postgres.query(sql)).rows;
 }
 
 /** Tables and views the statement names that hold no row in that store's demo database. */
 async function emptyTablesIn(store: Store, sql: string): Promise<string[]> {
+  // The export holds the SQLite demo database's rows: its empty tables are SQLite's.
+  if (store === "duckdb") return emptyTablesIn("sqlite", sql);
   const names = (
     store === "sqlite"
       ? (sqlite.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')").all() as {

@@ -89,6 +89,7 @@ const CATALOGUE = new Set([
   "commands/catalog/pull.js",
   "commands/catalog/push.js",
   "commands/catalog/service.js",
+  "commands/catalog/analytics.js",
 ]);
 
 describe("what the CLI loads", () => {
