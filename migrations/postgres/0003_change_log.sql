@@ -10,7 +10,7 @@ EXCEPTION WHEN others THEN
     RETURN NULL;
   END;
 END $$;--> statement-breakpoint
-CREATE OR REPLACE FUNCTION tas_json_leaves(doc text)
+CREATE OR REPLACE FUNCTION tas_json_leaves(doc text, other text)
   RETURNS TABLE (path text, member integer, typ text, val text)
   LANGUAGE sql IMMUTABLE PARALLEL SAFE ROWS 40 SET jit = off AS $$
   SELECT a.key || CASE WHEN b.key IS NULL OR jsonb_typeof(a.value) = 'array' THEN '' ELSE '.' || b.key END
@@ -19,21 +19,22 @@ CREATE OR REPLACE FUNCTION tas_json_leaves(doc text)
     CASE WHEN jsonb_typeof(a.value) = 'array' OR (c.key IS NOT NULL AND jsonb_typeof(b.value) = 'array') THEN 1 ELSE 0 END,
     jsonb_typeof(CASE WHEN c.key IS NOT NULL THEN c.value WHEN b.key IS NOT NULL THEN b.value ELSE a.value END),
     CASE WHEN jsonb_typeof(CASE WHEN c.key IS NOT NULL THEN c.value WHEN b.key IS NOT NULL THEN b.value ELSE a.value END) IN ('object', 'array') THEN (CASE WHEN c.key IS NOT NULL THEN c.value WHEN b.key IS NOT NULL THEN b.value ELSE a.value END)::text ELSE (CASE WHEN c.key IS NOT NULL THEN c.value WHEN b.key IS NOT NULL THEN b.value ELSE a.value END) #>> '{}' END
-  FROM (SELECT tas_try_jsonb(doc) AS j) r
+  FROM (SELECT tas_try_jsonb(doc) AS j, tas_try_jsonb(other) AS o OFFSET 0) r
   CROSS JOIN LATERAL (SELECT e.key, e.value FROM jsonb_each(CASE WHEN jsonb_typeof(r.j) = 'object' THEN r.j END) e
     UNION ALL SELECT (e.i - 1)::text, e.value
     FROM jsonb_array_elements(CASE WHEN jsonb_typeof(r.j) = 'array' THEN r.j END) WITH ORDINALITY AS e(value, i)) a
   LEFT JOIN LATERAL (SELECT CASE WHEN jsonb_typeof(a.value) IN ('object', 'array') THEN a.value
-      WHEN jsonb_typeof(a.value) = 'string' AND a.value #>> '{}' LIKE '{%' THEN tas_try_jsonb(a.value #>> '{}') END AS j) da ON true
+      WHEN jsonb_typeof(a.value) = 'string' AND a.value #>> '{}' LIKE '{%' THEN tas_try_jsonb(a.value #>> '{}') END AS j OFFSET 0) da ON true
   LEFT JOIN LATERAL (SELECT e.key, e.value FROM jsonb_each(CASE WHEN jsonb_typeof(da.j) = 'object' THEN da.j END) e
     UNION ALL SELECT (e.i - 1)::text, e.value
     FROM jsonb_array_elements(CASE WHEN jsonb_typeof(da.j) = 'array' THEN da.j END) WITH ORDINALITY AS e(value, i)) b ON true
   LEFT JOIN LATERAL (SELECT CASE WHEN jsonb_typeof(b.value) IN ('object', 'array') THEN b.value
-      WHEN jsonb_typeof(b.value) = 'string' AND b.value #>> '{}' LIKE '{%' THEN tas_try_jsonb(b.value #>> '{}') END AS j) db ON true
+      WHEN jsonb_typeof(b.value) = 'string' AND b.value #>> '{}' LIKE '{%' THEN tas_try_jsonb(b.value #>> '{}') END AS j OFFSET 0) db ON true
   LEFT JOIN LATERAL (SELECT e.key, e.value FROM jsonb_each(CASE WHEN jsonb_typeof(db.j) = 'object' THEN db.j END) e
     UNION ALL SELECT (e.i - 1)::text, e.value
     FROM jsonb_array_elements(CASE WHEN jsonb_typeof(db.j) = 'array' THEN db.j END) WITH ORDINALITY AS e(value, i)) c ON true
-  WHERE c.key IS NOT NULL OR jsonb_typeof(CASE WHEN c.key IS NOT NULL THEN c.value WHEN b.key IS NOT NULL THEN b.value ELSE a.value END) NOT IN ('object', 'array')
+  WHERE (r.o -> a.key IS NULL OR r.o -> a.key <> a.value)
+    AND (c.key IS NOT NULL OR jsonb_typeof(CASE WHEN c.key IS NOT NULL THEN c.value WHEN b.key IS NOT NULL THEN b.value ELSE a.value END) NOT IN ('object', 'array'))
 $$;--> statement-breakpoint
 CREATE VIEW "public"."v_plan_changes" AS (SELECT s.id, s.company_id, s.version_id, s.run_id, s.changed_at, '' AS path, 'added' AS kind,
         CAST(NULL AS TEXT) AS value_before, s.new_json AS value_after
@@ -62,7 +63,8 @@ CREATE VIEW "public"."v_plan_changes" AS (SELECT s.id, s.company_id, s.version_i
           WHERE q.id = n.id AND (q.valid_from < n.valid_from OR (q.valid_from = n.valid_from AND q.version_id < n.version_id))
           ORDER BY q.valid_from DESC, q.version_id DESC LIMIT 1) p ON true) s
         CROSS JOIN (VALUES (0), (1)) d(side)
-        CROSS JOIN LATERAL tas_json_leaves(CASE d.side WHEN 0 THEN s.old_json ELSE s.new_json END) l
+        CROSS JOIN LATERAL tas_json_leaves(CASE d.side WHEN 0 THEN s.old_json ELSE s.new_json END,
+          CASE d.side WHEN 0 THEN s.new_json ELSE s.old_json END) l
         WHERE s.prev_version_id IS NOT NULL) l) k
       GROUP BY id, company_id, version_id, run_id, changed_at, path, member, member_typ, member_val
       HAVING sum(1 - side) <> sum(side) OR (member = 0 AND (max(CASE WHEN side = 0 THEN val END) IS DISTINCT FROM max(CASE WHEN side = 1 THEN val END)
@@ -102,7 +104,8 @@ CREATE VIEW "public"."v_report_changes" AS (SELECT s.id, s.company_id, s.version
           WHERE q.id = n.id AND (q.valid_from < n.valid_from OR (q.valid_from = n.valid_from AND q.version_id < n.version_id))
           ORDER BY q.valid_from DESC, q.version_id DESC LIMIT 1) p ON true) s
         CROSS JOIN (VALUES (0), (1)) d(side)
-        CROSS JOIN LATERAL tas_json_leaves(CASE d.side WHEN 0 THEN s.old_json ELSE s.new_json END) l
+        CROSS JOIN LATERAL tas_json_leaves(CASE d.side WHEN 0 THEN s.old_json ELSE s.new_json END,
+          CASE d.side WHEN 0 THEN s.new_json ELSE s.old_json END) l
         WHERE s.prev_version_id IS NOT NULL) l) k
       GROUP BY id, company_id, version_id, run_id, changed_at, path, member, member_typ, member_val
       HAVING sum(1 - side) <> sum(side) OR (member = 0 AND (max(CASE WHEN side = 0 THEN val END) IS DISTINCT FROM max(CASE WHEN side = 1 THEN val END)

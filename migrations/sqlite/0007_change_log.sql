@@ -36,6 +36,7 @@ CREATE VIEW `v_plan_changes` AS SELECT s.id, s.company_id, s.version_id, s.run_i
           ORDER BY q.valid_from DESC, q.version_id DESC LIMIT 1)) s
         JOIN (SELECT 0 AS side UNION ALL SELECT 1) d
         JOIN json_each(CASE d.side WHEN 0 THEN s.old_json ELSE s.new_json END) a
+        LEFT JOIN json_each(CASE d.side WHEN 0 THEN s.new_json ELSE s.old_json END) o ON o.key = a.key
         LEFT JOIN json_each(CASE WHEN a.type IN ('object', 'array') THEN a.value
           WHEN a.type = 'text' AND a.value LIKE '{%' THEN CASE WHEN json_valid(a.value) THEN a.value
             WHEN json_valid(replace(a.value, '\''', '''')) THEN replace(a.value, '\''', '''') END END) b
@@ -43,6 +44,7 @@ CREATE VIEW `v_plan_changes` AS SELECT s.id, s.company_id, s.version_id, s.run_i
           WHEN b.type = 'text' AND b.value LIKE '{%' THEN CASE WHEN json_valid(b.value) THEN b.value
             WHEN json_valid(replace(b.value, '\''', '''')) THEN replace(b.value, '\''', '''') END END) c
         WHERE s.prev_version_id IS NOT NULL
+          AND (o.id IS NULL OR o.type IS NOT a.type OR o.value IS NOT a.value)
           AND (c.id IS NOT NULL OR CASE WHEN c.id IS NOT NULL THEN c.type WHEN b.id IS NOT NULL THEN b.type ELSE a.type END NOT IN ('object', 'array'))) l) k
       GROUP BY id, company_id, version_id, run_id, changed_at, path, member, member_typ, member_val
       HAVING sum(1 - side) <> sum(side) OR (member = 0 AND (max(CASE WHEN side = 0 THEN val END) IS DISTINCT FROM max(CASE WHEN side = 1 THEN val END)
@@ -92,6 +94,7 @@ CREATE VIEW `v_report_changes` AS SELECT s.id, s.company_id, s.version_id, s.run
           ORDER BY q.valid_from DESC, q.version_id DESC LIMIT 1)) s
         JOIN (SELECT 0 AS side UNION ALL SELECT 1) d
         JOIN json_each(CASE d.side WHEN 0 THEN s.old_json ELSE s.new_json END) a
+        LEFT JOIN json_each(CASE d.side WHEN 0 THEN s.new_json ELSE s.old_json END) o ON o.key = a.key
         LEFT JOIN json_each(CASE WHEN a.type IN ('object', 'array') THEN a.value
           WHEN a.type = 'text' AND a.value LIKE '{%' THEN CASE WHEN json_valid(a.value) THEN a.value
             WHEN json_valid(replace(a.value, '\''', '''')) THEN replace(a.value, '\''', '''') END END) b
@@ -99,6 +102,7 @@ CREATE VIEW `v_report_changes` AS SELECT s.id, s.company_id, s.version_id, s.run
           WHEN b.type = 'text' AND b.value LIKE '{%' THEN CASE WHEN json_valid(b.value) THEN b.value
             WHEN json_valid(replace(b.value, '\''', '''')) THEN replace(b.value, '\''', '''') END END) c
         WHERE s.prev_version_id IS NOT NULL
+          AND (o.id IS NULL OR o.type IS NOT a.type OR o.value IS NOT a.value)
           AND (c.id IS NOT NULL OR CASE WHEN c.id IS NOT NULL THEN c.type WHEN b.id IS NOT NULL THEN b.type ELSE a.type END NOT IN ('object', 'array'))) l) k
       GROUP BY id, company_id, version_id, run_id, changed_at, path, member, member_typ, member_val
       HAVING sum(1 - side) <> sum(side) OR (member = 0 AND (max(CASE WHEN side = 0 THEN val END) IS DISTINCT FROM max(CASE WHEN side = 1 THEN val END)

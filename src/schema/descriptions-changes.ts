@@ -2,7 +2,7 @@
 import type { TableDoc } from "./table-doc.js";
 
 const changesDoc = (record: "plan" | "report", table: string, history: string): TableDoc => ({
-  summary: `What changed in each ${record}, field by field: one row per field (or list member) a new version of \`${history}\` changed, plus one row for the ${record}'s first version and one for its deletion. Computed from the history when read: ask for one ${record} (\`WHERE id = …\`) or one run and it reads only that ${record}'s versions (through the history's index).`,
+  summary: `What changed in each ${record}, field by field: one row per field (or list member) a new version of \`${history}\` changed, plus one row for the ${record}'s first version and one for its deletion. Computed from the history when read: asked for one ${record} (\`WHERE id = …\`), it reads only that ${record}'s versions, through the history's index.`,
   columns: {
     id: `\`${table}.id\`.`,
     company_id: `From \`${table}\` (the company that holds it now).`,

@@ -1,6 +1,6 @@
 /**
  * The field-level change log, PostgreSQL's words for sqlite/changes.ts (read that file's notes).
- * A version's leaves come from tas_json_leaves(text), a function the migration that made these
+ * A version's leaves come from tas_json_leaves(text, text), a function the migration that made these
  * views creates (its text: json-functions.ts): JSON that does not parse has none, where a cast
  * would fail the whole query.
  */
@@ -24,7 +24,8 @@ function leaves(records: string, versions: string): string {
   return `SELECT s.id, s.company_id, s.version_id, s.run_id, s.changed_at, d.side, l.path, l.member, l.typ, l.val
         FROM (${steps(records, versions)}) s
         CROSS JOIN (VALUES (0), (1)) d(side)
-        CROSS JOIN LATERAL tas_json_leaves(CASE d.side WHEN 0 THEN s.old_json ELSE s.new_json END) l
+        CROSS JOIN LATERAL tas_json_leaves(CASE d.side WHEN 0 THEN s.old_json ELSE s.new_json END,
+          CASE d.side WHEN 0 THEN s.new_json ELSE s.old_json END) l
         WHERE s.prev_version_id IS NOT NULL`;
 }
 

@@ -37,7 +37,11 @@ function steps(records: string, versions: string): string {
           ORDER BY q.valid_from DESC, q.version_id DESC LIMIT 1)`;
 }
 
-/** The leaves of both texts of each step that has a previous version (side 0: before, 1: after). */
+/**
+ * The leaves of both texts of each step that has a previous version (side 0: before, 1: after),
+ * under the top-level keys whose value differs from the other text's (`o`): equal values (same
+ * type, same text) cannot differ below, and most of a version's fields are unchanged.
+ */
 function leaves(records: string, versions: string): string {
   return `SELECT s.id, s.company_id, s.version_id, s.run_id, s.changed_at, d.side,
           a.key || CASE WHEN b.id IS NULL OR a.type = 'array' THEN '' ELSE '.' || b.key END
@@ -52,9 +56,11 @@ function leaves(records: string, versions: string): string {
         FROM (${steps(records, versions)}) s
         JOIN (SELECT 0 AS side UNION ALL SELECT 1) d
         JOIN json_each(CASE d.side WHEN 0 THEN s.old_json ELSE s.new_json END) a
+        LEFT JOIN json_each(CASE d.side WHEN 0 THEN s.new_json ELSE s.old_json END) o ON o.key = a.key
         LEFT JOIN json_each(${descend("a")}) b
         LEFT JOIN json_each(${descend("b")}) c
         WHERE s.prev_version_id IS NOT NULL
+          AND (o.id IS NULL OR o.type IS NOT a.type OR o.value IS NOT a.value)
           AND (c.id IS NOT NULL OR ${node("type")} NOT IN ('object', 'array'))`;
 }
 
