@@ -1,4 +1,4 @@
-ALTER TABLE "mobile_apps" ADD COLUMN "metadata_repaired" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE "schema_changes" ADD COLUMN "refused" integer;--> statement-breakpoint
 CREATE OR REPLACE FUNCTION tas_try_jsonb(t text) RETURNS jsonb
   LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
 BEGIN
@@ -36,6 +36,7 @@ CREATE OR REPLACE FUNCTION tas_json_leaves(doc text, other text)
   WHERE (r.o -> a.key IS NULL OR r.o -> a.key <> a.value)
     AND (c.key IS NOT NULL OR jsonb_typeof(CASE WHEN c.key IS NOT NULL THEN c.value WHEN b.key IS NOT NULL THEN b.value ELSE a.value END) NOT IN ('object', 'array'))
 $$;--> statement-breakpoint
+ALTER TABLE "mobile_apps" ADD COLUMN "metadata_repaired" boolean;--> statement-breakpoint
 CREATE VIEW "public"."v_plan_changes" AS (SELECT s.id, s.company_id, s.version_id, s.run_id, s.changed_at, '' AS path, 'added' AS kind,
         CAST(NULL AS TEXT) AS value_before, s.new_json AS value_after
       FROM (SELECT n.id, r.company_id, n.version_id, n.run_id, n.valid_from AS changed_at,

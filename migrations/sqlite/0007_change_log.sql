@@ -1,4 +1,5 @@
-ALTER TABLE `mobile_apps` ADD `metadata_repaired` integer DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE `schema_changes` ADD `refused` integer;--> statement-breakpoint
+ALTER TABLE `mobile_apps` ADD `metadata_repaired` integer;--> statement-breakpoint
 CREATE VIEW `v_plan_changes` AS SELECT s.id, s.company_id, s.version_id, s.run_id, s.changed_at, '' AS path, 'added' AS kind,
         CAST(NULL AS TEXT) AS value_before, s.new_json AS value_after
       FROM (SELECT n.id, r.company_id, n.version_id, n.run_id, n.valid_from AS changed_at,
