@@ -85,7 +85,8 @@ function merge(before: ObservedPath, node: PathNode, ctx: SettleContext): Observ
     types[t] = Math.max(0, types[t] + (node.types[i] as number));
   });
   const present = Math.max(0, before.present + node.present);
-  let capped = before.valuesCapped || node.values === null;
+  // Values not kept (past the cap, or free text: valuePolicy) matter only where there are strings.
+  let capped = before.valuesCapped || (node.values === null && types.string > 0);
   let values: ObservedPath["values"] = [];
   if (!capped) {
     const counts = new Map(before.values.map((v) => [v.value, v.count]));
