@@ -36,7 +36,8 @@ CREATE VIEW `v_plan_changes` AS SELECT s.id, s.company_id, s.version_id, s.run_i
           WHERE q.id = n.id AND (q.valid_from < n.valid_from OR (q.valid_from = n.valid_from AND q.version_id < n.version_id))
           ORDER BY q.valid_from DESC, q.version_id DESC LIMIT 1)) s
         JOIN (SELECT 0 AS side UNION ALL SELECT 1) d
-        JOIN json_each(CASE d.side WHEN 0 THEN s.old_json ELSE s.new_json END) a
+        JOIN json_each(CASE WHEN json_valid(s.old_json) AND json_valid(s.new_json)
+          THEN CASE d.side WHEN 0 THEN s.old_json ELSE s.new_json END END) a
         LEFT JOIN json_each(CASE d.side WHEN 0 THEN s.new_json ELSE s.old_json END) o ON o.key = a.key
         LEFT JOIN json_each(CASE WHEN a.type IN ('object', 'array') THEN a.value
           WHEN a.type = 'text' AND a.value LIKE '{%' THEN CASE WHEN json_valid(a.value) THEN a.value
@@ -94,7 +95,8 @@ CREATE VIEW `v_report_changes` AS SELECT s.id, s.company_id, s.version_id, s.run
           WHERE q.id = n.id AND (q.valid_from < n.valid_from OR (q.valid_from = n.valid_from AND q.version_id < n.version_id))
           ORDER BY q.valid_from DESC, q.version_id DESC LIMIT 1)) s
         JOIN (SELECT 0 AS side UNION ALL SELECT 1) d
-        JOIN json_each(CASE d.side WHEN 0 THEN s.old_json ELSE s.new_json END) a
+        JOIN json_each(CASE WHEN json_valid(s.old_json) AND json_valid(s.new_json)
+          THEN CASE d.side WHEN 0 THEN s.old_json ELSE s.new_json END END) a
         LEFT JOIN json_each(CASE d.side WHEN 0 THEN s.new_json ELSE s.old_json END) o ON o.key = a.key
         LEFT JOIN json_each(CASE WHEN a.type IN ('object', 'array') THEN a.value
           WHEN a.type = 'text' AND a.value LIKE '{%' THEN CASE WHEN json_valid(a.value) THEN a.value

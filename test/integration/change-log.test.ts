@@ -201,6 +201,22 @@ describe.each(storeKinds())("the change log on $name", (kind) => {
     ]);
   });
 
+  it("never fails for a record nested deeper than a store's JSON reader goes", async () => {
+    const plan = await simPlan(h.sim, FIRST, 1005);
+    let deep: unknown = "bottom";
+    for (let i = 0; i < 2_000; i++) deep = [deep];
+    await putPlan(h.sim, FIRST, 1005, { ...plan, plan_name: "Deep", extra: deep });
+    const run = await h.sync(FIRST, { at: T2 });
+    expect(run.counts).toMatchObject({ updated: 1, rejected: 0 });
+    const rows = await h.rows<Change>(
+      "SELECT path, kind, value_before, value_after FROM v_plan_changes WHERE id = 1005 AND changed_at = ?",
+      T2,
+    );
+    // What the store's JSON reader cannot parse has no fields: the other records still answer.
+    expect(rows.length).toBeLessThanOrEqual(2);
+    expect(await h.scalar("SELECT count(*) FROM v_plan_changes WHERE id <> 1005")).toBe(5);
+  });
+
   it("answers one plan's changes from the history index", async () => {
     const plan =
       kind.name === "sqlite"

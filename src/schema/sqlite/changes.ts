@@ -38,6 +38,8 @@ function steps(records: string, versions: string): string {
 }
 
 /**
+ * (Texts SQLite cannot parse, such as JSON nested deeper than its limit, have no leaves: one odd
+ * record never fails the view.)
  * The leaves of both texts of each step that has a previous version (side 0: before, 1: after),
  * under the top-level keys whose value differs from the other text's (`o`): equal values (same
  * type, same text) cannot differ below, and most of a version's fields are unchanged.
@@ -55,7 +57,8 @@ function leaves(records: string, versions: string): string {
             ELSE CAST(${node("value")} AS TEXT) END AS val
         FROM (${steps(records, versions)}) s
         JOIN (SELECT 0 AS side UNION ALL SELECT 1) d
-        JOIN json_each(CASE d.side WHEN 0 THEN s.old_json ELSE s.new_json END) a
+        JOIN json_each(CASE WHEN json_valid(s.old_json) AND json_valid(s.new_json)
+          THEN CASE d.side WHEN 0 THEN s.old_json ELSE s.new_json END END) a
         LEFT JOIN json_each(CASE d.side WHEN 0 THEN s.new_json ELSE s.old_json END) o ON o.key = a.key
         LEFT JOIN json_each(${descend("a")}) b
         LEFT JOIN json_each(${descend("b")}) c
