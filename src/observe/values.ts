@@ -17,7 +17,7 @@ import { DOCUMENTED } from "./documented.js";
 export type ValuePolicy = "enum" | "free" | "watch";
 
 /** The documented enumerations, by entity. */
-export const ENUM_PATHS: Readonly<Record<string, readonly string[]>> = {
+const ENUM_PATHS: Readonly<Record<string, readonly string[]>> = {
   plan: ["screen_shot_type"],
   period: ["period_type"],
   mobile_app: ["operating_system"],
@@ -68,8 +68,8 @@ const FREE_WORDS = new Set([
 ]);
 
 /** At most this many distinct values, each held on average by FEW_REPEAT records, for a watched path's values to speak. */
-export const FEW_VALUES = 20;
-export const FEW_REPEAT = 3;
+const FEW_VALUES = 20;
+const FEW_REPEAT = 3;
 
 /** The last word of a path's last key: `glEsVersion.major` -> `major`, `ownerEmail[]` -> `email`. */
 function lastWord(path: string): string {
