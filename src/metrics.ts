@@ -63,6 +63,7 @@ export class Metrics implements Telemetry {
   readonly #rateLimitWaits: Counter<"operation">;
   readonly #rateLimitWaitSeconds: Counter<"operation">;
   readonly #schemaChanges: Counter<"entity" | "kind">;
+  readonly #schemaRefused: Counter<"entity" | "kind">;
   #freshnessRead: Promise<CompanyFreshness[]> | null = null;
 
   constructor(opts: MetricsOptions) {
@@ -124,6 +125,12 @@ export class Metrics implements Telemetry {
     this.#schemaChanges = new Counter({
       name: "tas_sync_schema_changes_total",
       help: "Changes of the service's schema found by sync runs (schema_changes), by entity and kind (added, removed, type_changed, new_value, value_gone).",
+      labelNames: ["entity", "kind"],
+      registers,
+    });
+    this.#schemaRefused = new Counter({
+      name: "tas_sync_schema_refused_records_total",
+      help: "Records a sync run refused (the reader rejected them, or the schema contract did) that showed a schema change it recorded, by the change's entity and kind (added, type_changed): a documented field sent with another type counts here.",
       labelNames: ["entity", "kind"],
       registers,
     });
@@ -208,7 +215,10 @@ export class Metrics implements Telemetry {
   }
 
   schemaChanged(_companyId: number, _runId: number, changes: readonly SchemaChangeNote[]): void {
-    for (const c of changes) this.#schemaChanges.inc({ entity: c.entity, kind: c.kind });
+    for (const c of changes) {
+      this.#schemaChanges.inc({ entity: c.entity, kind: c.kind });
+      if (c.refused) this.#schemaRefused.inc({ entity: c.entity, kind: c.kind }, c.refused);
+    }
   }
 }
 

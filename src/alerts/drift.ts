@@ -14,7 +14,14 @@ export interface DriftGroup {
   entity: string;
   kind: SchemaChangeNote["kind"];
   count: number;
-  changes: { path: string; before: string | null; after: string | null; example_id: number | null }[];
+  changes: {
+    path: string;
+    before: string | null;
+    after: string | null;
+    example_id: number | null;
+    /** Records the run refused that show the change; null for a change of stored records. */
+    refused: number | null;
+  }[];
 }
 
 /** The changes by entity (in display order), then kind (added, removed, type_changed, new_value, value_gone). */
@@ -29,7 +36,13 @@ export function groupChanges(changes: readonly SchemaChangeNote[], listed = LIST
     }
     g.count++;
     if (g.changes.length < listed)
-      g.changes.push({ path: c.path, before: c.before, after: c.after, example_id: c.exampleId });
+      g.changes.push({
+        path: c.path,
+        before: c.before,
+        after: c.after,
+        example_id: c.exampleId,
+        refused: c.refused ?? null,
+      });
   }
   return [...groups.values()].sort(
     (a, b) =>
@@ -37,13 +50,18 @@ export function groupChanges(changes: readonly SchemaChangeNote[], listed = LIST
   );
 }
 
-/** `company 5251, run 12: 3 schema changes (plan: 1 added, 1 new_value; mobile_app_metadata:ANDROID: 1 type_changed)` */
+/**
+ * `company 5251, run 12: 3 schema change(s) (plan: 1 added, 1 new_value; mobile_app_metadata:ANDROID: 1 type_changed)`,
+ * and `; 4 record(s) refused for them` when refused records showed some.
+ */
 export function driftSummary(companyId: number, runId: number, groups: readonly DriftGroup[]): string {
   const total = groups.reduce((n, g) => n + g.count, 0);
+  const refused = groups.reduce((n, g) => n + g.changes.reduce((m, c) => m + (c.refused ?? 0), 0), 0);
   const byEntity = new Map<string, string[]>();
   for (const g of groups) byEntity.set(g.entity, [...(byEntity.get(g.entity) ?? []), `${g.count} ${g.kind}`]);
   const parts = [...byEntity].map(([entity, kinds]) => `${entity}: ${kinds.join(", ")}`).join("; ");
-  return `company ${companyId}, run ${runId}: ${total} schema change(s) (${parts})`;
+  const also = refused > 0 ? `; ${refused} record(s) refused for them` : "";
+  return `company ${companyId}, run ${runId}: ${total} schema change(s) (${parts})${also}`;
 }
 
 export interface DriftAlertContext {

@@ -24,8 +24,9 @@ const QUERIES: { title: string; sql: string }[] = [
           FROM v_report_plan_coverage GROUP BY report_id, report_name ORDER BY report_id`,
   },
   {
-    title: "Mobile apps whose metadata did not parse",
-    sql: "SELECT id, operating_system, mobile_app_name, metadata_error FROM mobile_apps WHERE metadata_error IS NOT NULL",
+    title: "Mobile apps whose metadata needed the \\' repair or did not parse",
+    sql: `SELECT id, operating_system, mobile_app_name, metadata_repaired, metadata_error FROM mobile_apps
+          WHERE metadata_repaired OR metadata_error IS NOT NULL`,
   },
 ];
 

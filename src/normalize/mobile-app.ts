@@ -10,6 +10,8 @@ export interface MobileMetadata {
   metadataJson: string | null;
   /** Why the metadata could not be read; null when it parsed (or was absent). */
   metadataError: string | null;
+  /** It parsed only once its `\'` escapes were read as `'` (repairMetadata). */
+  metadataRepaired: boolean;
   appId: string | null;
   displayName: string | null;
   versionName: string | null;
@@ -23,10 +25,11 @@ type Json = Record<string, unknown>;
 const MAX_ERROR_LENGTH = 200;
 const INTEGER_STRING = /^\s*-?\d{1,15}\s*$/;
 
-function emptyMetadata(raw: string | null, error: string | null): MobileMetadata {
+function emptyMetadata(raw: string | null, error: string | null, repaired = false): MobileMetadata {
   return {
     metadataJson: raw,
     metadataError: error,
+    metadataRepaired: repaired,
     appId: null,
     displayName: null,
     versionName: null,
@@ -85,8 +88,36 @@ function readEither(o: Json, m: MobileMetadata): void {
   m.targetSdkVersion = str(o.targetSdkVersion);
 }
 
-/** What a metadata string holds: its JSON object, or why it holds none. */
-export type MetadataRead = { doc: Json; error: null } | { doc: null; error: string };
+/**
+ * What a metadata string holds: its JSON object (`repaired` when it needed repairMetadata), or
+ * why it holds none.
+ */
+export type MetadataRead = { doc: Json; error: null; repaired: boolean } | { doc: null; error: string };
+
+/**
+ * The metadata text with the service's one known quirk read: inside a JSON string, `\'` (its
+ * documented examples escape an apostrophe so, which JSON does not allow) becomes `'`. Every
+ * other escape is kept as it is, and a `\'` outside a string is left for JSON.parse to refuse.
+ * Null when there is nothing to repair.
+ */
+export function repairMetadata(raw: string): string | null {
+  if (!raw.includes("\\'")) return null;
+  let out = "";
+  let from = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 0x22) inString = !inString;
+    else if (c === 0x5c && inString) {
+      if (raw.charCodeAt(i + 1) === 0x27) {
+        out += raw.slice(from, i);
+        from = i + 1;
+      }
+      i++; // the escaped character is never a quote that ends the string
+    }
+  }
+  return from === 0 ? null : out + raw.slice(from);
+}
 
 /**
  * Metadata strings read lately, by their text: an app is shared by many plans, each plan
@@ -111,16 +142,25 @@ export function readMetadata(raw: string): MetadataRead {
 
 function readUncached(raw: string): MetadataRead {
   let doc: unknown;
+  let repaired = false;
   try {
     doc = JSON.parse(raw);
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    // The engine's message quotes the offending UTF-16 unit, which can be half a pair.
-    return { doc: null, error: truncate(`invalid JSON: ${message}`, MAX_ERROR_LENGTH).toWellFormed() };
+    const fixed = repairMetadata(raw);
+    try {
+      if (fixed === null) throw err;
+      doc = JSON.parse(fixed);
+      repaired = true;
+    } catch {
+      // The error of the text as received: the repair explains nothing when it does not help.
+      const message = err instanceof Error ? err.message : String(err);
+      // The engine's message quotes the offending UTF-16 unit, which can be half a pair.
+      return { doc: null, error: truncate(`invalid JSON: ${message}`, MAX_ERROR_LENGTH).toWellFormed() };
+    }
   }
   if (typeof doc !== "object" || doc === null || Array.isArray(doc))
     return { doc: null, error: `metadata is not a JSON object (got ${describe(doc)})` };
-  return { doc: doc as Json, error: null };
+  return { doc: doc as Json, error: null, repaired };
 }
 
 /**
@@ -132,9 +172,10 @@ export function parseMobileMetadata(
   raw: string | null | undefined,
 ): MobileMetadata {
   if (typeof raw !== "string") return emptyMetadata(null, null);
-  const { doc, error } = readMetadata(raw);
-  if (!doc) return emptyMetadata(raw, error);
-  const m = emptyMetadata(raw, null);
+  const read = readMetadata(raw);
+  if (!read.doc) return emptyMetadata(raw, read.error);
+  const doc = read.doc;
+  const m = emptyMetadata(raw, null, read.repaired);
   const kind = typeof os === "string" ? os.toUpperCase() : "";
   if (kind === "ANDROID") readAndroid(doc, m);
   else if (kind === "IOS") readIos(doc, m);
@@ -153,6 +194,7 @@ export function normalizeMobileApp(app: WireMobileApp): MobileAppRow {
     createdAt: mobileCreatedAtToIso(app.created_at),
     metadataJson: meta.metadataJson,
     metadataError: meta.metadataError,
+    metadataRepaired: meta.metadataRepaired,
     appId: meta.appId,
     displayName: meta.displayName,
     versionName: meta.versionName,

@@ -7,13 +7,12 @@ import {
   type RecordKind,
   ROUTES,
 } from "./paths.js";
+import { valuePolicy } from "./values.js";
 
 /** Paths kept per observation (a hostile service could send endless distinct keys). */
 export const MAX_PATHS = 5000;
 /** Longest string listed as a value: a longer one makes its path capped (free text). */
 export const MAX_VALUE = 100;
-/** Strings whose content is observed as an entity of its own: not listed as values. */
-const NO_VALUES = new Set(["mobile_app\u0000mobile_app_metadata"]);
 
 export function jsonTypeIndex(v: unknown): number {
   switch (typeof v) {
@@ -119,7 +118,8 @@ export class Observation {
       return null;
     }
     const node = new PathNode(parent.entity, asItem ? `${parent.path}[]` : join(parent.path, k));
-    if (NO_VALUES.has(`${node.entity}\u0000${node.path}`)) node.values = null;
+    // Free text and identifiers (valuePolicy): their values are never kept.
+    if (valuePolicy(node.entity, node.path) === "free") node.values = null;
     parent.children ??= new Map();
     parent.children.set(k, node);
     this.#all.push(node);

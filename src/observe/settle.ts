@@ -11,6 +11,7 @@ import {
   type SchemaWrite,
 } from "../schema/observed-types.js";
 import type { Observation, PathNode } from "./observation.js";
+import { fewValues, valuePolicy } from "./values.js";
 
 export interface SettleContext {
   companyId: number;
@@ -84,7 +85,8 @@ function merge(before: ObservedPath, node: PathNode, ctx: SettleContext): Observ
     types[t] = Math.max(0, types[t] + (node.types[i] as number));
   });
   const present = Math.max(0, before.present + node.present);
-  let capped = before.valuesCapped || node.values === null;
+  // Values not kept (past the cap, or free text: valuePolicy) matter only where there are strings.
+  let capped = before.valuesCapped || (node.values === null && types.string > 0);
   let values: ObservedPath["values"] = [];
   if (!capped) {
     const counts = new Map(before.values.map((v) => [v.value, v.count]));
@@ -169,6 +171,9 @@ function changesOf(
   // Values of a path that held no string before, or holds none now: the type change says it.
   if (before.valuesCapped || after.valuesCapped || before.types.string === 0 || after.types.string === 0)
     return out;
+  // Only an enumeration's values speak: a documented one, or a new path whose values stay few.
+  const policy = valuePolicy(entity, path);
+  if (policy === "free" || (policy === "watch" && !(fewValues(before) && fewValues(after)))) return out;
   const old = new Map(before.values.map((v) => [v.value, v.count]));
   const now = new Map(after.values.map((v) => [v.value, v.count]));
   for (const [value, count] of now)

@@ -13,6 +13,7 @@ export function changeJson(c: SchemaChange) {
     before: c.before,
     after: c.after,
     example_id: c.exampleId,
+    refused: c.refused,
     acknowledged_at: c.acknowledgedAt,
   };
 }
@@ -29,6 +30,7 @@ export function changeRow(c: SchemaChange): Record<string, unknown> {
     before: c.before ?? "",
     after: c.after ?? "",
     example: c.exampleId ?? "",
+    refused: c.refused ?? "",
     acknowledged: c.acknowledgedAt ?? "open",
   };
 }

@@ -3,6 +3,7 @@
  * where the observed schema answers it, and the answer (pure). A gap nothing answers yet says
  * "not observed yet".
  */
+import { valuePolicy } from "../observe/values.js";
 import type { ObservedPath } from "../store/port-schema.js";
 import { compareEntities, percent, shareOf, typeCounts, typesText } from "./observed.js";
 
@@ -54,7 +55,10 @@ export type Code = (text: string) => string;
 /** The string values seen at a place: "`YES` 50, `NO` 40", or what else is known of it. */
 function valuesAt(p: ObservedPath | undefined, code: Code, valueCap: number): string | null {
   if (!p) return null;
-  if (p.valuesCapped) return `more than ${valueCap} distinct values (free text)`;
+  if (p.valuesCapped)
+    return valuePolicy(p.entity, p.path) === "free"
+      ? "free text or identifiers: values not kept"
+      : `more than ${valueCap} distinct values (free text)`;
   if (p.values.length === 0) return `no string value (${typesText(p) || "no value"})`;
   return p.values.map((v) => `${code(v.value)} ${v.count}`).join(", ");
 }

@@ -6,7 +6,7 @@
 import type { ObservedPath } from "../store/port-schema.js";
 import { escapeControls } from "../text/escape.js";
 import { answerGaps, contractGaps, PathIndex } from "./gaps.js";
-import { groupByEntity, mergeCompanies, presentText, typesText } from "./observed.js";
+import { cappedText, groupByEntity, mergeCompanies, presentText, typesText } from "./observed.js";
 
 export interface MarkdownOptions {
   /** Companies the page covers (all observed ones when not filtered). */
@@ -31,7 +31,7 @@ function table(header: string[], rows: string[][]): string {
 }
 
 function valuesCell(p: ObservedPath, valueCap: number): string {
-  if (p.valuesCapped) return `(more than ${valueCap})`;
+  if (p.valuesCapped) return cappedText(p, valueCap);
   return p.values.map((v) => `${code(v.value)} ${v.count}`).join(", ");
 }
 

@@ -3,6 +3,8 @@
  * as JSON objects, as table rows, and merged over companies (the markdown page's view of one
  * API). No I/O; `tas-sync schema` prints what these return.
  */
+
+import { valuePolicy } from "../observe/values.js";
 import { JSON_TYPES, type JsonType, type ObservedPath } from "../store/port-schema.js";
 
 /** The order entities are shown in: a plan and what it holds, then a report and its alerts. */
@@ -118,9 +120,20 @@ export function presentText(p: ObservedPath, entityCount: number | null): string
   return share === null ? String(p.present) : `${p.present} (${percent(share)})`;
 }
 
-/** `YES 50, NO 40`; `(more than 50)` when capped; "" when the path holds no string. */
-export function valuesText(p: Pick<ObservedPath, "values" | "valuesCapped">, valueCap: number): string {
-  if (p.valuesCapped) return `(more than ${valueCap})`;
+/**
+ * Why a path has no values listed: `(not kept)` for free text and identifiers (valuePolicy),
+ * else `(more than 50)` past the cap.
+ */
+export function cappedText(p: Pick<ObservedPath, "entity" | "path">, valueCap: number): string {
+  return valuePolicy(p.entity, p.path) === "free" ? "(not kept)" : `(more than ${valueCap})`;
+}
+
+/** `YES 50, NO 40`; `(more than 50)` or `(not kept)` when capped; "" when the path holds no string. */
+export function valuesText(
+  p: Pick<ObservedPath, "entity" | "path" | "values" | "valuesCapped">,
+  valueCap: number,
+): string {
+  if (p.valuesCapped) return cappedText(p, valueCap);
   // The empty string is a value too (an empty description): shown so that it is seen.
   return p.values.map((v) => `${v.value === "" ? '""' : v.value} ${v.count}`).join(", ");
 }

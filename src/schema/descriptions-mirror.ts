@@ -129,6 +129,8 @@ export const MIRROR_TABLE_DOCS: Record<string, TableDoc> = {
       metadata_json: "`mobile_app_metadata` exactly as received (kept even when it does not parse).",
       metadata_error:
         "Why the metadata could not be read (`invalid JSON: …`); NULL when it parsed or was absent. Bad metadata never fails the plan or the sync.",
+      metadata_repaired:
+        "True when the metadata parsed only after a repair: the service's documented examples escape an apostrophe inside a string as `\\'`, which JSON does not allow, and that one escape is read as `'` (nothing else is repaired: any other invalid escape, or `\\'` outside a string, leaves the metadata unparsed with its `metadata_error`). The columns below then hold the values read; `metadata_json` keeps the text as received. False when the metadata parsed as received, did not parse, or is absent; NULL for rows written before this column existed, until `tas-sync replay` reads them again.",
       app_id: "ANDROID `packageName`; IOS `bundleName`.",
       display_name: "ANDROID `label`; IOS `bundleDisplayName`.",
       version_name: "ANDROID `versionName`; IOS `bundleVersion`.",

@@ -26,7 +26,7 @@ export const OBSERVED_TABLE_DOCS: Record<string, TableDoc> = {
       min_number: "Smallest number ever seen at the path (not taken back when its record changes).",
       max_number: "Largest number ever seen at the path.",
       values_capped:
-        "True when more distinct strings than `schema.valueCap` (50) were seen at the path: its values are then not listed in `schema_values`.",
+        "True when the path's values are not kept in `schema_values`: a free-text or identifier path (names, descriptions, e-mail addresses, ids, hashes, dates: never kept, see docs/schema.md#what-is-observed), or more distinct strings than `schema.valueCap` (50) seen at it.",
       first_run_id: "`sync_runs.id` of the run that first saw the path.",
       first_seen_at: "Start of that run.",
       last_run_id: "`sync_runs.id` of the latest run whose new or changed records carried the path.",
@@ -56,6 +56,8 @@ export const OBSERVED_TABLE_DOCS: Record<string, TableDoc> = {
       before: "What was known: the types (`integer,string`) or the value; NULL for `added` and `new_value`.",
       after: "What the run found; NULL for `removed` and `value_gone`.",
       example_id: "The id of a record (plan or report) that shows it, when there is one.",
+      refused:
+        "How many records the run refused (the reader rejected them, e.g. a documented field of another type, or the `freeze` contract did) show the change; NULL for a change of the records it stored. Such a change is recorded once, however many runs refuse the same records (docs/schema.md#refused-records).",
       acknowledged_at:
         "When it was acknowledged (`tas-sync schema --ack`); NULL while open. Open changes show in `status`; under the `freeze` contract, paths and types only in open changes are refused.",
     },

@@ -7,6 +7,7 @@
  */
 export type { TableDoc } from "./table-doc.js";
 
+import { CHANGE_VIEW_DOCS } from "./descriptions-changes.js";
 import { MIRROR_TABLE_DOCS } from "./descriptions-mirror.js";
 import { OBSERVED_TABLE_DOCS, OBSERVED_VIEW_DOCS } from "./descriptions-observed.js";
 import type { TableDoc } from "./table-doc.js";
@@ -201,6 +202,7 @@ export const VIEW_DOCS: Record<string, TableDoc> = {
       raw_json: "The version's content as received (never NULL).",
     },
   },
+  ...CHANGE_VIEW_DOCS,
   v_plan_schedule: {
     summary: "Live plans (`deleted_at IS NULL`) with their schedule.",
     columns: {

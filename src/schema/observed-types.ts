@@ -41,14 +41,19 @@ export interface SchemaChange {
   before: string | null;
   after: string | null;
   exampleId: number | null;
+  /**
+   * Records the run refused (the reader rejected them, or the contract did) that show the change;
+   * null for a change of the records it stored.
+   */
+  refused: number | null;
   acknowledgedAt: string | null;
 }
 
-/** A change as a run writes it (its id and acknowledgement come from the store). */
+/** A change as a run writes it (its id and acknowledgement come from the store; `refused` null when absent). */
 export type NewSchemaChange = Omit<
   SchemaChange,
-  "id" | "acknowledgedAt" | "companyId" | "runId" | "detectedAt"
->;
+  "id" | "acknowledgedAt" | "companyId" | "runId" | "detectedAt" | "refused"
+> & { refused?: number | null };
 
 /** A path as a run writes it, whole; its value rows are replaced unless they are as stored. */
 export type PathWrite = ObservedPath & { valuesKept?: boolean };

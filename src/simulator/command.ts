@@ -50,7 +50,9 @@ Options:
                              400 INVALID_SCENARIO_NAME (the real service refuses it)
   --drift                    After the first plan list served to a company, its plans
                              drift: a new field (labels), a new screen_shot_type value
-                             (ON_FAILURE_ONLY), ANDROID metadata versionCode as a string
+                             (ON_FAILURE_ONLY), ANDROID metadata versionCode as a string,
+                             and on every tenth plan plan_parallel_test_limit as a string
+                             (a documented field of another type: refused)
   --json                     Print one JSON line {"event":"listening",...} instead of text
   -h, --help                 Show this help
 

@@ -2,8 +2,9 @@
  * Drift: the service changing its schema without notice, as a real one does (pure, seeded).
  * A company's plans change in three ways a reader still accepts: a new field (`labels`), a new
  * enum value (`screen_shot_type` "ON_FAILURE_ONLY") and a type change (the ANDROID metadata's
- * `versionCode` turns from a number into a numeric string). Plans it does not change keep their
- * bytes, so the mirror sees them unchanged.
+ * `versionCode` turns from a number into a numeric string); and in one it refuses: a documented
+ * field of another type (`plan_parallel_test_limit` as a numeric string, on every tenth plan from
+ * the second). Plans it does not change keep their bytes, so the mirror sees them unchanged.
  */
 import type { JsonList } from "./json-list.js";
 import { deriveSeed, Rng } from "./prng.js";
@@ -13,12 +14,16 @@ export const DRIFT_SCREENSHOT = "ON_FAILURE_ONLY";
 const DRIFT_STREAM = 0xd71f;
 const LABELS_RATE = 0.3;
 const SCREENSHOT_RATE = 0.2;
+/** Every PARALLEL_EVERY-th plan, from the second, sends its plan_parallel_test_limit as a string (no die: the others' dice stay). */
+const PARALLEL_EVERY = 10;
 
 /** How many plans each change touched. */
 export interface DriftSummary {
   labels: number;
   screenShotType: number;
   versionCode: number;
+  /** Plans whose plan_parallel_test_limit became a numeric string (the reader refuses them). */
+  parallelLimit: number;
 }
 
 type Obj = Record<string, unknown>;
@@ -44,9 +49,11 @@ function stringVersionCode(app: unknown): Obj | null {
  */
 export function driftPlans(plans: JsonList, seed: number, companyIndex: number): DriftSummary {
   const rng = new Rng(deriveSeed(seed, DRIFT_STREAM + companyIndex));
-  const summary: DriftSummary = { labels: 0, screenShotType: 0, versionCode: 0 };
+  const summary: DriftSummary = { labels: 0, screenShotType: 0, versionCode: 0, parallelLimit: 0 };
   let first = true;
+  let index = -1;
   for (const id of plans.ids()) {
+    index++;
     const text = plans.get(id);
     let plan: unknown;
     try {
@@ -74,6 +81,11 @@ export function driftPlans(plans: JsonList, seed: number, companyIndex: number):
     if (android) {
       plan.selected_android_mobile_app = android;
       summary.versionCode++;
+      changed = true;
+    }
+    if (index % PARALLEL_EVERY === 1 && typeof plan.plan_parallel_test_limit === "number") {
+      plan.plan_parallel_test_limit = String(plan.plan_parallel_test_limit);
+      summary.parallelLimit++;
       changed = true;
     }
     if (changed) plans.set(id, JSON.stringify(plan));

@@ -88,6 +88,7 @@ export interface ChangeRow {
   before: string | null;
   after: string | null;
   example_id: number | string | null;
+  refused: number | string | null;
   acknowledged_at: string | null;
 }
 
@@ -103,6 +104,7 @@ export function changeOf(r: ChangeRow): SchemaChange {
     before: r.before,
     after: r.after,
     exampleId: num(r.example_id),
+    refused: num(r.refused),
     acknowledgedAt: r.acknowledged_at,
   };
 }

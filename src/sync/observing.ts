@@ -6,11 +6,12 @@
  */
 import { normalizePlan, parseJson } from "../normalize/index.js";
 import { AcceptedSchema, type ContractMode } from "../observe/contract.js";
-import { Observation } from "../observe/observation.js";
+import { Observation, type PathNode } from "../observe/observation.js";
 import type { RecordKind } from "../observe/paths.js";
 import { settle } from "../observe/settle.js";
 import type { PlanRowSet } from "../schema/index.js";
 import type { NewSchemaChange, ObservedPath, SchemaChange } from "../store/port-schema.js";
+import { JSON_TYPES } from "../store/port-schema.js";
 import type { SnapshotOp, StoredRecord } from "../store/port-snapshot.js";
 import type { WirePlan } from "../wire/schemas.js";
 import { eachStored } from "./stored.js";
@@ -28,7 +29,7 @@ export type Verdict<W> = { ok: true; wire: W; stripped: boolean } | { ok: false;
 
 export class RunObserver {
   readonly #obs: Observation;
-  /** Records refused by the contract: observed for their changes only, never counted. */
+  /** Records refused (by the reader or the contract): observed for their changes only, never counted. */
   readonly #refused: Observation;
   readonly #accepted: AcceptedSchema;
   /** Nothing was known of the company: this run sets the baseline (no change rows, no contract). */
@@ -79,6 +80,18 @@ export class RunObserver {
     return kept === wire ? null : normalizePlan(kept as WirePlan);
   }
 
+  /**
+   * A record the reader rejected (a documented field of another type, a missing id): observed
+   * with the refused ones, so that a change it shows is recorded with how many records showed it.
+   * Text that is no JSON object shows nothing.
+   */
+  rejected(kind: RecordKind, text: string | Buffer, id: number | null): void {
+    if (this.baseline) return;
+    const value = parse(text);
+    if (typeof value === "object" && value !== null && !Array.isArray(value))
+      this.#refused.record(kind, value, 1, id);
+  }
+
   /** A stored record back as it was (a deleted one revived): counted. */
   revived(kind: RecordKind, text: string | Buffer, id: number): void {
     const value = parse(text);
@@ -124,9 +137,10 @@ export class RunObserver {
 }
 
 /**
- * Changes of records the contract refused, so that a person sees them and can acknowledge them
- * (after which they are accepted): a path or a type the run did not store, unless an open change
- * says it already.
+ * Changes of records the run refused (the reader, or the contract), so that a person sees them,
+ * with how many records showed each, and can acknowledge them (after which the contract accepts
+ * them; the reader never does): a path or a type the run did not store, unless a change of the
+ * company, open or acknowledged, says it already.
  */
 function refusedChanges(
   refused: Observation,
@@ -141,16 +155,31 @@ function refusedChanges(
     plansListed: false,
     baseline: false,
   });
+  // Acknowledged ones too: the reader refuses the same records run after run, acknowledged or not.
   const said = new Set(
-    [...s.changes.filter((c) => c.acknowledgedAt === null), ...write.changes].map(
+    [...s.changes, ...write.changes].map(
       (c) => `${c.entity}\u0000${c.path}\u0000${c.kind}\u0000${c.after ?? ""}`,
     ),
   );
-  return refusedRun.changes.filter(
-    (c) =>
-      (c.kind === "added" || c.kind === "type_changed") &&
-      !said.has(`${c.entity}\u0000${c.path}\u0000${c.kind}\u0000${c.after ?? ""}`),
-  );
+  const nodes = new Map(refused.nodes.map((n) => [`${n.entity}\u0000${n.path}`, n]));
+  return refusedRun.changes
+    .filter(
+      (c) =>
+        (c.kind === "added" || c.kind === "type_changed") &&
+        !said.has(`${c.entity}\u0000${c.path}\u0000${c.kind}\u0000${c.after ?? ""}`),
+    )
+    .map((c) => ({ ...c, refused: refusedCount(c, nodes.get(`${c.entity}\u0000${c.path}`)) }));
+}
+
+/**
+ * How many refused values show a change: of a new path, all of them; of a type change, those of
+ * the types it brought in (a plain field has one value per record: records).
+ */
+function refusedCount(c: NewSchemaChange, node: PathNode | undefined): number {
+  if (!node) return 0;
+  if (c.kind !== "type_changed") return node.present;
+  const was = new Set((c.before ?? "").split(","));
+  return JSON_TYPES.reduce((n, t, i) => (was.has(t) ? n : n + (node.types[i] ?? 0)), 0);
 }
 
 /** A stored or revived record's JSON value; undefined when its text does not parse. */

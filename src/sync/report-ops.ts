@@ -72,6 +72,7 @@ export function* reportOps(
     }
     const r = readReport(f.text, input.companyId);
     if (!r.ok) {
+      input.observer?.rejected("scheduled_report", f.text, r.id ?? f.id);
       yield reject(r.id ?? f.id, r.reason, f.text);
       continue;
     }

@@ -107,6 +107,7 @@ function* planOps(
   for (const fresh of list.fresh()) {
     const r = fresh.read;
     if (!r.ok) {
+      input.observer?.rejected("plan", r.text, r.id);
       yield reject(r.id, r.reason, r.text);
       continue;
     }

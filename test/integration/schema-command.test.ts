@@ -201,7 +201,8 @@ describe.each(storeKinds())("tas-sync schema on $name", (kind) => {
     const row = (path: string) => lines.find((l) => l.startsWith(`${path} `))?.split(/\s{2,}/);
     expect(lines[0]).toBe(`plan (company ${COMPANY}): 3`);
     expect(row("screen_shot_type")).toEqual(["screen_shot_type", "string 3", "3 (100%)", "YES 2, NO 1"]);
-    expect(row("plan_name")).toEqual(["plan_name", "string 3", "3 (100%)", "(more than 50)"]);
+    // A name is free text: its values are never kept (docs/schema.md), whatever their number.
+    expect(row("plan_name")).toEqual(["plan_name", "string 3", "3 (100%)", "(not kept)"]);
     expect(row("plan_parallel_test_limit")).toEqual([
       "plan_parallel_test_limit",
       "integer 3",
@@ -296,6 +297,7 @@ describe.each(storeKinds())("tas-sync schema on $name", (kind) => {
       before: null,
       after: "array",
       example_id: 11,
+      refused: null,
       acknowledged_at: null,
     });
     const ids = (list: Record<string, unknown>[]) => list.map((c) => c.id);
@@ -310,7 +312,7 @@ describe.each(storeKinds())("tas-sync schema on $name", (kind) => {
     const table = await schema("--changes", "--company", String(COMPANY));
     expect(table.code).toBe(0);
     expect(table.out[0]).toMatch(
-      /^id +company +run +detected_at +entity +path +kind +before +after +example +acknowledged$/,
+      /^id +company +run +detected_at +entity +path +kind +before +after +example +refused +acknowledged$/,
     );
     expect(table.out.slice(2).map((l) => l.split(/\s{2,}/).slice(4))).toEqual([
       ["plan", "labels", "added", "array", "11", "open"],
@@ -359,7 +361,7 @@ describe.each(storeKinds())("tas-sync schema on $name", (kind) => {
       "## mobile_app_metadata:ANDROID",
       "## scheduled_report",
     ]);
-    expect(page).toContain("| `plan_name` | string 3 | 3 (60%) | (more than 50) |  |  |");
+    expect(page).toContain("| `plan_name` | string 3 | 3 (60%) | (not kept) |  |  |");
 
     // One company: its own counts only; to stdout without FILE.
     const other = await schema("--markdown", "--company", String(OTHER_COMPANY));

@@ -60,6 +60,7 @@ function diff(before: Plan[], after: Plan[]) {
     labels: after.filter((p) => p.labels !== undefined).map((p) => p.id),
     screenshot: after.filter((p) => p.screen_shot_type === DRIFT_SCREENSHOT).map((p) => p.id),
     versionCode: after.filter((p) => typeof androidMeta(p)?.versionCode === "string").map((p) => p.id),
+    parallelLimit: after.filter((p) => typeof p.plan_parallel_test_limit === "string").map((p) => p.id),
   };
 }
 
@@ -87,8 +88,16 @@ describe("the simulator's drift", () => {
       const before = first.find((x) => x.id === p.id);
       expect(androidMeta(p)?.versionCode).toBe(String(before && androidMeta(before)?.versionCode));
     }
-    // A plan none of the three touched keeps its bytes.
-    expect(new Set(d.changed)).toEqual(new Set([...d.labels, ...d.screenshot, ...d.versionCode]));
+    // Every tenth plan from the second: plan_parallel_test_limit as a string (a type the reader refuses).
+    expect(d.parallelLimit).toEqual([second[1]?.id, second[11]?.id, second[21]?.id]);
+    for (const p of second.filter((x) => d.parallelLimit.includes(x.id)))
+      expect(p.plan_parallel_test_limit).toBe(
+        String(first.find((x) => x.id === p.id)?.plan_parallel_test_limit),
+      );
+    // A plan none of the four touched keeps its bytes.
+    expect(new Set(d.changed)).toEqual(
+      new Set([...d.labels, ...d.screenshot, ...d.versionCode, ...d.parallelLimit]),
+    );
     expect(d.changed.length).toBeLessThan(30);
     // Once: the third list is the second.
     expect(await planList(sim)).toEqual(second);
@@ -99,6 +108,7 @@ describe("the simulator's drift", () => {
           labels: d.labels.length,
           screenShotType: d.screenshot.length,
           versionCode: d.versionCode.length,
+          parallelLimit: d.parallelLimit.length,
         },
       },
     });

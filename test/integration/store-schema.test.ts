@@ -78,6 +78,7 @@ describe.each(storeKinds())("the observed schema on $name", (kind) => {
         before: null,
         after: "integer",
         exampleId: 7,
+        refused: null,
         acknowledgedAt: null,
       },
     ]);

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ObservedPath } from "../../src/store/port-schema.js";
 import type { SchemaSettings } from "../../src/sync/company.js";
 import { storeKinds } from "../support/stores.js";
-import { admin, FIRST, type Harness, putPlan, simPlan, startHarness } from "./sync-harness.js";
+import { admin, FIRST, type Harness, putPlan, reportIdsOf, simPlan, startHarness } from "./sync-harness.js";
 
 const T = (day: number) => `2025-04-0${day}T00:00:00.000Z`;
 const contract = (plan: SchemaSettings["contract"]["plan"]): SchemaSettings => ({
@@ -134,5 +134,90 @@ describe.each(storeKinds())("observing the service on $name", (kind) => {
       alerts,
     );
     expect(await changes()).toContain("added plan_alert secret_flag null -> boolean");
+  });
+
+  it("records a documented field sent with another type as a type change, with the records refused for it, once", async () => {
+    await h.sync(FIRST, { at: T(1) });
+    for (const id of [1002, 1004]) {
+      const plan = await simPlan(h.sim, FIRST, id);
+      await putPlan(h.sim, FIRST, id, {
+        ...plan,
+        plan_parallel_test_limit: String(plan.plan_parallel_test_limit),
+      });
+    }
+    const run = await h.sync(FIRST, { at: T(2) });
+    // The reader refuses them (their column holds integers), the observer still sees them.
+    expect(run.counts).toMatchObject({ rejected: 2, updated: 0 });
+    const log = await h.store.schema.changes({ companyId: FIRST });
+    expect(log.map((c) => [c.kind, c.entity, c.path, c.before, c.after, c.refused, c.runId])).toEqual([
+      ["type_changed", "plan", "plan_parallel_test_limit", "integer", "string,integer", 2, run.runId],
+    ]);
+    expect([1002, 1004]).toContain(log[0]?.exampleId);
+    // What is known is still what the mirror holds: the refused records are not counted.
+    expect(find(await observed(), "plan", "plan_parallel_test_limit")?.types.string).toBe(0);
+    // Refused again, open or acknowledged: said once.
+    await h.sync(FIRST, { at: T(3) });
+    expect(await h.store.schema.acknowledge({ companyId: FIRST }, T(3))).toBe(1);
+    const again = await h.sync(FIRST, { at: T(4) });
+    expect(again.counts.rejected).toBe(2);
+    expect(await h.store.schema.changes({ companyId: FIRST })).toHaveLength(1);
+  });
+
+  it("records no change for renamed, rewritten and deleted plans and new recipients", async () => {
+    await h.sync(FIRST, { at: T(1) });
+    for (const id of [1001, 1002, 1003, 1004, 1005]) {
+      const plan = await simPlan(h.sim, FIRST, id);
+      const alerts = (plan.alerts as Record<string, unknown>[]).map((a) => ({
+        ...a,
+        target: `new-${id}@example.com`,
+      }));
+      await putPlan(h.sim, FIRST, id, {
+        ...plan,
+        plan_name: `Renamed ${id}`,
+        description: `Now ${id}`,
+        alerts,
+      });
+    }
+    expect((await admin(h.sim, "DELETE", `companies/${FIRST}/plans/1006`)).status).toBe(200);
+    const [reportId] = reportIdsOf(h.sim, FIRST);
+    const report = JSON.parse((await admin(h.sim, "GET", `reports/${reportId}`)).text) as Record<
+      string,
+      unknown
+    >;
+    await admin(h.sim, "PUT", `reports/${reportId}`, {
+      ...report,
+      report_name: "Renamed report",
+      email_list: ["someone.new@example.org"],
+      created_user: "another.user",
+    });
+    const run = await h.sync(FIRST, { at: T(2) });
+    expect(run.counts).toMatchObject({ updated: 6, deleted: 1, rejected: 0 });
+    expect(await changes()).toEqual([]);
+    // Their values are not kept: nothing to forget or to grow.
+    expect(find(await observed(), "plan", "plan_name")).toMatchObject({ valuesCapped: true, values: [] });
+    expect(find(await observed(), "scheduled_report", "email_list[]")).toMatchObject({ values: [] });
+  });
+
+  it("still records a new value of a documented enumeration, and of a new path whose values stay few", async () => {
+    await h.sync(FIRST, { at: T(1) });
+    // A new field, on 4 plans with one value: few values, each held by several plans.
+    for (const id of [1001, 1002, 1003, 1004]) {
+      const plan = await simPlan(h.sim, FIRST, id);
+      await putPlan(h.sim, FIRST, id, { ...plan, tier: "gold" });
+    }
+    await h.sync(FIRST, { at: T(2) });
+    const plan = await simPlan(h.sim, FIRST, 1004);
+    await putPlan(h.sim, FIRST, 1004, { ...plan, screen_shot_type: "ON_FAILURE_ONLY" });
+    for (const [id, tier] of [
+      [1005, "silver"],
+      [1006, "gold"],
+    ] as const)
+      await putPlan(h.sim, FIRST, id, { ...(await simPlan(h.sim, FIRST, id)), tier });
+    const run = await h.sync(FIRST, { at: T(3) });
+    expect(
+      (await h.store.schema.changes({ sinceRunId: run.runId as number })).map(
+        (c) => `${c.kind} ${c.path} ${c.after}`,
+      ),
+    ).toEqual(["new_value screen_shot_type ON_FAILURE_ONLY", "new_value tier silver"]);
   });
 });

@@ -21,6 +21,16 @@ describe.each(storeKinds())("a first full sync on $name", (kind) => {
       ...plan,
       period: { period_type: "REPETITIVE", days_of_week: "1,7" },
     });
+    // An app whose metadata has an invalid escape other than the service's \' quirk.
+    const mobile = await simPlan(h.sim, FIRST, 1006);
+    await putPlan(h.sim, FIRST, 1006, {
+      ...mobile,
+      selected_ios_mobile_app: {
+        ...(mobile.selected_ios_mobile_app as object),
+        id: 7999,
+        mobile_app_metadata: String.raw`{"bundleName":"Bob\x27s","bundleVersion":"1.0"}`,
+      },
+    });
     wire = h.sim.state.plansOf(FIRST) as Wire[];
     const result = await h.sync(FIRST);
     expect(result.errors).toEqual([]);
@@ -121,18 +131,33 @@ describe.each(storeKinds())("a first full sync on $name", (kind) => {
     }
   });
 
-  it("stores mobile apps with typed columns, and an unparsable metadata raw and flagged", async () => {
+  it("stores mobile apps with typed columns, reads the \\' quirk, and keeps other unparsable metadata raw and flagged", async () => {
     const apps = await h.rows<Record<string, unknown>>("SELECT * FROM mobile_apps ORDER BY id");
-    const broken = apps.find((a) => a.metadata_error !== null);
-    expect(broken).toMatchObject({ id: 7001, operating_system: "ANDROID", app_id: null });
-    expect(String(broken?.metadata_json)).toContain("L\\'Appli");
+    const broken = apps.filter((a) => a.metadata_error !== null);
+    expect(broken).toMatchObject([{ id: 7999, operating_system: "IOS", app_id: null, metadata_repaired: 0 }]);
+    expect(String(broken[0]?.metadata_json)).toBe(
+      String.raw`{"bundleName":"Bob\x27s","bundleVersion":"1.0"}`,
+    );
+    expect(String(broken[0]?.metadata_error)).toMatch(/^invalid JSON: /);
+    // The service's \' escape: the text kept as received, the values read, the row flagged.
+    const repaired = apps.filter((a) => a.metadata_repaired === 1);
+    expect(repaired).toMatchObject([
+      {
+        id: 7001,
+        operating_system: "ANDROID",
+        metadata_error: null,
+        app_id: "fr.exemple.applitest",
+        display_name: "L'Appli de Test",
+      },
+    ]);
+    expect(String(repaired[0]?.metadata_json)).toContain("L\\'Appli");
     expect(
       await h.rows("SELECT operating_system, mobile_app_id FROM plan_mobile_apps WHERE plan_id = 1003"),
     ).toContainEqual({
       operating_system: "ANDROID",
       mobile_app_id: 7001,
     });
-    const parsed = apps.filter((a) => a.metadata_error === null);
+    const parsed = apps.filter((a) => a.metadata_error === null && a.metadata_repaired === 0);
     expect(parsed.length).toBeGreaterThan(0);
     for (const app of parsed) {
       const meta = JSON.parse(String(app.metadata_json));

@@ -55,21 +55,31 @@ describe("the drift alert of a run", () => {
           kind: "added",
           count: 2,
           changes: [
-            { path: "labels", before: null, after: "array", example_id: 11 },
-            { path: "labels[]", before: null, after: "string", example_id: 11 },
+            { path: "labels", before: null, after: "array", example_id: 11, refused: null },
+            { path: "labels[]", before: null, after: "string", example_id: 11, refused: null },
           ],
         },
         {
           entity: "plan",
           kind: "new_value",
           count: 1,
-          changes: [{ path: "screen_shot_type", before: null, after: "ON_FAILURE_ONLY", example_id: 12 }],
+          changes: [
+            {
+              path: "screen_shot_type",
+              before: null,
+              after: "ON_FAILURE_ONLY",
+              example_id: 12,
+              refused: null,
+            },
+          ],
         },
         {
           entity: "mobile_app_metadata:ANDROID",
           kind: "type_changed",
           count: 1,
-          changes: [{ path: "versionCode", before: "integer", after: "string", example_id: 13 }],
+          changes: [
+            { path: "versionCode", before: "integer", after: "string", example_id: 13, refused: null },
+          ],
         },
       ],
       see: "tas-sync schema --changes --since 12 --company 5251",
@@ -148,6 +158,44 @@ describe("the daemon's telemetry", () => {
       'tas_sync_schema_changes_total{entity="plan",kind="added"} 2',
       'tas_sync_schema_changes_total{entity="plan",kind="new_value"} 2',
     ]);
+  });
+
+  it("tells a type change of refused records with their count: in the alert, its summary and /metrics", async () => {
+    const { metrics, sender, telemetry } = setUp();
+    const refused: SchemaChangeNote = {
+      entity: "plan",
+      path: "plan_parallel_test_limit",
+      kind: "type_changed",
+      before: "integer",
+      after: "integer,string",
+      exampleId: 1004,
+      refused: 3,
+    };
+    telemetry.schemaChanged(5251, 15, [refused]);
+    await sender.flush();
+    const [sent] = bodies.map((b) => JSON.parse(b) as ReturnType<typeof driftAlert>);
+    expect(sent?.summary).toBe(
+      "company 5251, run 15: 1 schema change(s) (plan: 1 type_changed); 3 record(s) refused for them",
+    );
+    expect(sent?.groups).toEqual([
+      {
+        entity: "plan",
+        kind: "type_changed",
+        count: 1,
+        changes: [
+          {
+            path: "plan_parallel_test_limit",
+            before: "integer",
+            after: "integer,string",
+            example_id: 1004,
+            refused: 3,
+          },
+        ],
+      },
+    ]);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('tas_sync_schema_changes_total{entity="plan",kind="type_changed"} 1');
+    expect(text).toContain('tas_sync_schema_refused_records_total{entity="plan",kind="type_changed"} 3');
   });
 
   it("passes every other report on to the metrics", async () => {

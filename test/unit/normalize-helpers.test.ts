@@ -179,6 +179,7 @@ describe("parseMobileMetadata", () => {
     expect(parseMobileMetadata("ANDROID", ANDROID_META)).toEqual({
       metadataJson: ANDROID_META,
       metadataError: null,
+      metadataRepaired: false,
       appId: "com.example.shop",
       displayName: "Çağrı'nın Mağazası",
       versionName: "2.4.1",
@@ -192,6 +193,7 @@ describe("parseMobileMetadata", () => {
     expect(parseMobileMetadata("IOS", IOS_META)).toEqual({
       metadataJson: IOS_META,
       metadataError: null,
+      metadataRepaired: false,
       appId: "com.example.Shop",
       displayName: "Şöförün Dükkânı",
       versionName: "5.0.2",
@@ -228,11 +230,21 @@ describe("parseMobileMetadata", () => {
     expect([m.appId, m.displayName, m.versionName, m.minOsVersion]).toEqual([null, null, "3", "21"]);
   });
 
-  it("keeps a metadata string escaped with \\' raw, flags it and does not throw", () => {
+  it("reads a metadata string escaped with \\', keeps it as received and flags it repaired", () => {
     const raw = String.raw`{"packageName":"com.example.shop","label":"Ahmet\'s App","versionCode":3}`;
     const m = parseMobileMetadata("ANDROID", raw);
     expect(m.metadataJson).toBe(raw);
+    expect(m.metadataError).toBeNull();
+    expect(m.metadataRepaired).toBe(true);
+    expect([m.appId, m.displayName, m.versionCode]).toEqual(["com.example.shop", "Ahmet's App", 3]);
+  });
+
+  it("keeps any other unparsable metadata raw, flags it and does not throw", () => {
+    const raw = String.raw`{"packageName":"com.example.shop","label":"Ahmet\x27s App","versionCode":3}`;
+    const m = parseMobileMetadata("ANDROID", raw);
+    expect(m.metadataJson).toBe(raw);
     expect(m.metadataError).toMatch(/^invalid JSON: /);
+    expect(m.metadataRepaired).toBe(false);
     expect([m.appId, m.displayName, m.versionCode]).toEqual([null, null, null]);
   });
 
@@ -249,7 +261,8 @@ describe("parseMobileMetadata", () => {
   });
 
   it("gives all nulls and no error when there is no metadata", () => {
-    const m = parseMobileMetadata("ANDROID", null);
-    expect(Object.values(m).every((v) => v === null)).toBe(true);
+    const { metadataRepaired, ...rest } = parseMobileMetadata("ANDROID", null);
+    expect(metadataRepaired).toBe(false);
+    expect(Object.values(rest).every((v) => v === null)).toBe(true);
   });
 });

@@ -249,6 +249,7 @@ describe("normalizePlan: mobile apps", () => {
         createdAt: "2017-09-30T14:30:00.000Z",
         metadataJson: ANDROID_APP.mobile_app_metadata,
         metadataError: null,
+        metadataRepaired: false,
         appId: "com.example.shop",
         displayName: "Çağrı'nın Mağazası",
         versionName: "2.4.1",
@@ -264,6 +265,7 @@ describe("normalizePlan: mobile apps", () => {
         createdAt: "2018-01-02T03:04:05.000Z",
         metadataJson: IOS_APP.mobile_app_metadata,
         metadataError: null,
+        metadataRepaired: false,
         appId: "com.example.Shop",
         displayName: "Shop",
         versionName: "5.0.2",
@@ -274,8 +276,24 @@ describe("normalizePlan: mobile apps", () => {
     ]);
   });
 
-  it("still normalizes the plan when an app's metadata does not parse (\\' escape)", () => {
-    const raw = String.raw`{"packageName":"com.example.shop","label":"Ahmet\'s App"}`;
+  it("reads the service's \\' escape in metadata, keeps the text as received and flags it repaired", () => {
+    const raw = String.raw`{"packageName":"com.example.shop","label":"Ahmet\'s App","versionName":"2.5"}`;
+    const n = normalizePlan(
+      plan({ selected_android_mobile_app: { ...ANDROID_APP, mobile_app_metadata: raw } }),
+    );
+    const [app] = n.mobileApps;
+    expect(app).toMatchObject({
+      metadataJson: raw,
+      metadataError: null,
+      metadataRepaired: true,
+      appId: "com.example.shop",
+      displayName: "Ahmet's App",
+      versionName: "2.5",
+    });
+  });
+
+  it("still normalizes the plan when an app's metadata does not parse, keeping it raw and flagged", () => {
+    const raw = String.raw`{"packageName":"com.example.shop","label":"Ahmet\'s App\x"}`;
     const n = normalizePlan(
       plan({ selected_android_mobile_app: { ...ANDROID_APP, mobile_app_metadata: raw } }),
     );
@@ -284,6 +302,7 @@ describe("normalizePlan: mobile apps", () => {
     const [app] = n.mobileApps;
     expect(app?.metadataJson).toBe(raw);
     expect(app?.metadataError).toMatch(/^invalid JSON: /);
+    expect(app?.metadataRepaired).toBe(false);
     expect(app?.appId).toBeNull();
     expect(app?.mobileAppName).toBe("shop-2.4.1.apk");
   });

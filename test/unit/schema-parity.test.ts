@@ -2,15 +2,19 @@
  * The SQLite and PostgreSQL schemas describe one public interface: the same tables and views,
  * with the same column names and nullability, and row types that fit both dialects.
  */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { getTableColumns, is } from "drizzle-orm";
 import { PgTable } from "drizzle-orm/pg-core";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { relationsOf } from "../../src/docs/tables-page.js";
 import * as pg from "../../src/schema/postgres/index.js";
+import { TAS_JSON_FUNCTIONS } from "../../src/schema/postgres/json-functions.js";
 import * as sqlite from "../../src/schema/sqlite/index.js";
 import { PLAN_CHILD_TABLES, REPORT_CHILD_TABLES } from "../../src/schema/table-names.js";
 
+const ROOT = join(import.meta.dirname, "..", "..");
 type Dialect = "sqlite" | "postgres";
 type Shape = Record<string, { nullable: boolean }>;
 /** The row type read from each table and view of a schema module. */
@@ -51,15 +55,27 @@ describe("the SQLite and PostgreSQL schemas", () => {
     const sqliteViews = views("sqlite");
     const pgViews = views("postgres");
     expect([...sqliteViews.keys()].sort()).toEqual([
+      "v_plan_changes",
       "v_plan_schedule",
       "v_plan_versions",
       "v_plans",
+      "v_report_changes",
       "v_report_plan_coverage",
       "v_report_versions",
       "v_schema",
     ]);
     expect([...pgViews.keys()].sort()).toEqual([...sqliteViews.keys()].sort());
     for (const [name, columns] of sqliteViews) expect(pgViews.get(name)).toEqual(columns);
+  });
+
+  it("create the PostgreSQL functions the views call in a migration, as json-functions.ts writes them", () => {
+    const dir = join(ROOT, "migrations", "postgres");
+    const migrations = readdirSync(dir)
+      .filter((f) => f.endsWith(".sql"))
+      .map((f) => readFileSync(join(dir, f), "utf8"))
+      .join("\n");
+    expect(TAS_JSON_FUNCTIONS.length).toBe(2);
+    for (const fn of TAS_JSON_FUNCTIONS) expect(migrations).toContain(`${fn};--> statement-breakpoint`);
   });
 
   it("read rows of the same TypeScript types, under the same property names", () => {

@@ -52,6 +52,8 @@ export const schemaChanges = pgTable(
     before: text("before"),
     after: text("after"),
     exampleId: id("example_id"),
+    /** Records the run refused that show the change (NULL: a change of the records it stored). */
+    refused: integer("refused"),
     acknowledgedAt: ts("acknowledged_at"),
   },
   (t) => [index("schema_changes_company_idx").on(t.companyId, t.id)],

@@ -110,6 +110,8 @@ export const mobileApps = pgTable("mobile_apps", {
   createdAt: ts("created_at"),
   metadataJson: text("metadata_json"),
   metadataError: text("metadata_error"),
+  /** The metadata parsed only once its `\'` (the service's escape of an apostrophe) was read as `'`. */
+  metadataRepaired: boolean("metadata_repaired"),
   appId: text("app_id"),
   displayName: text("display_name"),
   versionName: text("version_name"),

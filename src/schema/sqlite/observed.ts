@@ -61,6 +61,8 @@ export const schemaChanges = sqliteTable(
     after: text("after"),
     /** A record that shows the change (its id), when there is one. */
     exampleId: integer("example_id"),
+    /** Records the run refused that show the change (NULL: a change of the records it stored). */
+    refused: integer("refused"),
     acknowledgedAt: text("acknowledged_at"),
   },
   (t) => [index("schema_changes_company_idx").on(t.companyId, t.id)],

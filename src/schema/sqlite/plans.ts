@@ -115,6 +115,8 @@ export const mobileApps = sqliteTable("mobile_apps", {
   createdAt: text("created_at"),
   metadataJson: text("metadata_json"),
   metadataError: text("metadata_error"),
+  /** The metadata parsed only once its `\'` (the service's escape of an apostrophe) was read as `'`. */
+  metadataRepaired: bool("metadata_repaired"),
   appId: text("app_id"),
   displayName: text("display_name"),
   versionName: text("version_name"),

@@ -74,7 +74,7 @@ export async function writeSchema(
     await run(db, SEEN, [companyId, runId, at, seen.map((p) => p.entity), seen.map((p) => p.path)]);
   await insertChanges(
     db,
-    w.changes.map((c) => ({ ...c, companyId, runId, detectedAt: at })),
+    w.changes.map((c) => ({ ...c, refused: c.refused ?? null, companyId, runId, detectedAt: at })),
   );
 }
 

@@ -54,7 +54,8 @@ export function writeSchema(
       addValue({ companyId, entity: p.entity, path: p.path, value: v.value, count: v.count });
   }
   for (const p of w.seen ?? []) seen.run(runId, at, companyId, p.entity, p.path);
-  for (const c of w.changes) addChange({ ...c, companyId, runId, detectedAt: at });
+  for (const c of w.changes)
+    addChange({ ...c, refused: c.refused ?? null, companyId, runId, detectedAt: at });
 }
 
 /** The writer's statements, compiled once per connection from the drizzle tables. */
