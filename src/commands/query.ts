@@ -1,5 +1,5 @@
 /** `tas-sync query "SQL"`: a read-only query against the database, streamed in a chosen format. */
-import { databaseTarget } from "../config/index.js";
+import { databaseFromFlag } from "../config/index.js";
 import {
   DEFAULT_MAX_CELL_WIDTH,
   isOutputFormat,
@@ -14,7 +14,7 @@ export const runQueryCommand: CommandRun = async (ctx) => {
   if (!sql) throw new UsageError('missing the SQL text, e.g. tas-sync query "SELECT * FROM sync_runs"');
   const format = formatFlag(ctx.flags);
   const maxWidth = atLeast(ctx.flags, "max-width", 4);
-  const database = typeof ctx.flags.db === "string" ? databaseTarget(ctx.flags.db) : ctx.config().database;
+  const database = typeof ctx.flags.db === "string" ? databaseFromFlag(ctx.flags.db) : ctx.config().database;
   return runQuery({
     sql,
     database,

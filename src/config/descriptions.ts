@@ -79,7 +79,7 @@ export const CONFIG_KEY_DOCS: Record<string, KeyDoc> = {
     type: "path or `postgres://` URL (`env:NAME` allowed)",
     default: '`"./tas.db"`',
     description:
-      "Where the mirror and the push outbox live: a SQLite file path (relative to the working directory), or a `postgres://` / `postgresql://` URL. Created (SQLite) and migrated on first use.",
+      "Where the mirror and the push outbox live: a SQLite file path (relative to the working directory), or a `postgres://` / `postgresql://` URL. Created (SQLite) and migrated on first use. Write a URL that holds a password as `env:NAME` (`--db env:NAME` too): the value then stays out of the file and the process list.",
   },
   redisUrl: {
     type: "`redis://` or `rediss://` URL (`env:NAME` allowed)",
@@ -210,7 +210,11 @@ export const CONFIG_KEY_DOCS: Record<string, KeyDoc> = {
   "alerts.webhookUrl": {
     type: "`http(s)://` URL, secret (`env:NAME` allowed)",
     description:
-      "Where the daemon POSTs an alert when a company starts failing, turns stale or recovers. Without it the changes are only logged.",
+      "Where the daemon POSTs an alert when a company starts failing, turns stale or recovers. Without it the changes are only logged. A user and password in the URL (`https://user:pass@host/…`, percent-encoded) are sent as a Basic `Authorization` header, never in the URL; logs show only the URL's origin (`https://host`). Keep a URL that holds a credential or a token in `env:NAME`.",
+  },
+  "alerts.allowInsecureHttp": {
+    description:
+      "`http://` is accepted for the webhook only to loopback hosts (`localhost`, `127.x.x.x`, `[::1]`), as for `baseUrl`: the alerts and any credentials of the URL would travel in clear text. `true` allows `http://` to any host.",
   },
   "alerts.timeoutMs": { description: "Timeout of one webhook request, in ms." },
   shutdownGraceMs: {

@@ -9,10 +9,11 @@ import { UserError } from "../errors.js";
 import { closestName } from "../text/suggest.js";
 import type { SecretsAt } from "./fields.js";
 import { type ConfigKey, configKeys, keysAt } from "./keys.js";
+import { fileSecretsWarning } from "./literal-secrets.js";
 import { type Config, configSchema, STALE_PERIODS } from "./schema.js";
 
 export type { DatabaseTarget } from "./database.js";
-export { databaseTarget, maskUrl } from "./database.js";
+export { databaseFromFlag, databaseTarget, maskUrl } from "./database.js";
 export { formatDuration, parseDuration } from "./duration.js";
 export type { SecretsAt } from "./fields.js";
 export { UnsetSecretError } from "./fields.js";
@@ -95,10 +96,15 @@ export function parseConfig(
   return result.data;
 }
 
+/**
+ * Read and validate the config file. `warnings`, when given, gets the file's own warnings (a
+ * file that holds literal secrets and that others may read).
+ */
 export function loadConfig(
   path: string,
   env: NodeJS.ProcessEnv = process.env,
   secretsAt: SecretsAt = "load",
+  warnings?: string[],
 ): Config {
   let text: string;
   try {
@@ -119,7 +125,10 @@ export function loadConfig(
     // may be a secret.
     throw new ConfigError(`config ${path} is not valid JSON (${jsonErrorPlace(text, err)})`);
   }
-  return parseConfig(raw, path, env, secretsAt);
+  const cfg = parseConfig(raw, path, env, secretsAt);
+  const exposed = warnings ? fileSecretsWarning(path, raw) : null;
+  if (exposed !== null) warnings?.push(exposed);
+  return cfg;
 }
 
 /**

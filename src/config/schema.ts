@@ -1,7 +1,8 @@
 /** The zod schema of the config file. Secrets may be written "env:NAME"; durations as "15m". */
 import { z } from "zod";
+import { Secret } from "../secret.js";
 import { type DatabaseTarget, databaseTarget, postgresUrlProblem } from "./database.js";
-import { duration, envString, type SecretsAt, secret, secretUrl, url } from "./fields.js";
+import { duration, envString, type SecretsAt, secret, secretUrl, UnsetSecret, url } from "./fields.js";
 
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
 const HTTP = ["http:", "https:"] as const;
@@ -111,6 +112,19 @@ const serverSchema = (env: NodeJS.ProcessEnv, at: SecretsAt) =>
         ctx.addIssue({ code: "custom", message: "set both server.username and server.password, or neither" });
     });
 
+/** The host of a plain-http webhook off loopback that is not explicitly allowed, or null. */
+function insecureWebhookHost(
+  alerts: { webhookUrl?: Secret | undefined; allowInsecureHttp: boolean } | undefined,
+): string | null {
+  // Refinements run even when a field failed: the URL may be missing or not a Secret here.
+  const hook = alerts?.webhookUrl;
+  if (!(hook instanceof Secret) || hook instanceof UnsetSecret || alerts?.allowInsecureHttp) return null;
+  const text = hook.reveal();
+  if (!URL.canParse(text)) return null;
+  const u = new URL(text);
+  return u.protocol === "http:" && !isLoopback(u.hostname) ? u.hostname : null;
+}
+
 /**
  * The schema, reading "env:" values from `env`. With `secretsAt: "use"` (read-only commands)
  * an unset secret of the service, the webhook or the server loads and fails only when revealed.
@@ -181,6 +195,8 @@ export function configSchema(env: NodeJS.ProcessEnv = process.env, secretsAt: Se
         .strictObject({
           webhookUrl: secretUrl(env, HTTP, secretsAt).optional(),
           timeoutMs: positiveInt.default(10_000),
+          /** Plain http:// to a webhook off this machine, as allowInsecureHttp is for baseUrl. */
+          allowInsecureHttp: z.boolean().default(false),
         })
         .prefault({}),
       /** How long a stopping daemon lets running jobs finish. */
@@ -195,6 +211,14 @@ export function configSchema(env: NodeJS.ProcessEnv = process.env, secretsAt: Se
           code: "custom",
           path: ["baseUrl"],
           message: `http:// to a non-loopback host (${base.hostname}) sends the token in clear; use https:// or set "allowInsecureHttp": true`,
+        });
+      }
+      const hook = insecureWebhookHost(cfg.alerts);
+      if (hook !== null) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["alerts", "webhookUrl"],
+          message: `http:// to a non-loopback host (${hook}) sends the alerts and any credentials of the URL in clear; use https:// or set "alerts.allowInsecureHttp": true`,
         });
       }
       const seen = new Set<number>();
