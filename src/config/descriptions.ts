@@ -204,7 +204,12 @@ export const CONFIG_KEY_DOCS: Record<string, KeyDoc> = {
       "Let the Bull Board page at `/queues` retry, promote, clean and remove jobs (read-only otherwise).",
   },
   "server.allowUnauthenticated": {
-    description: "Serve `/metrics` and `/queues` without credentials on a non-loopback `server.host`.",
+    description:
+      "Serve `/metrics` and `/queues` without credentials on a non-loopback `server.host`. Never together with `server.dashboardWritable`: the daemon refuses to start (exit 2) rather than let anyone who reaches it drive the push queue.",
+  },
+  "server.allowedHosts": {
+    description:
+      'Without `server.username`/`server.password`, the server answers only requests whose `Host` is the bound address, `localhost`, a loopback address (on `0.0.0.0` or `::`: any of this machine\'s addresses) or one of these names (`["tas.internal"]`); any other gets 421 (DNS-rebinding defence: a web page whose name resolves to this machine cannot read or drive it). `/healthz` is always answered. Names only: no scheme, port or path.',
   },
   alerts: { description: "Where the daemon says that a company's sync changed health." },
   "alerts.webhookUrl": {

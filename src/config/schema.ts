@@ -105,6 +105,17 @@ const serverSchema = (env: NodeJS.ProcessEnv, at: SecretsAt) =>
       dashboardWritable: z.boolean().default(false),
       /** Serve /metrics and /queues without credentials on a non-loopback address. */
       allowUnauthenticated: z.boolean().default(false),
+      /** Host names served without credentials besides the bound address and localhost. */
+      allowedHosts: z
+        .array(
+          z
+            .string()
+            .regex(
+              /^(\[[0-9a-fA-F:.]+\]|[^\s/:@[\]]+)$/,
+              'expected a host name like "tas.internal" (no scheme, port or path)',
+            ),
+        )
+        .default([]),
     })
     .prefault({})
     .superRefine((s, ctx) => {
