@@ -1,6 +1,6 @@
 /**
- * RFC 4180 records: quoted fields may hold commas, doubled quotes and newlines. Records end
- * at LF or CRLF. A quote inside an unquoted field is kept as a plain character (spreadsheets
+ * RFC 4180 records: quoted fields may hold commas, doubled quotes and newlines (a CRLF inside
+ * quotes becomes LF; a lone CR stays). Records end at LF or CRLF. A quote inside an unquoted field is kept as a plain character (spreadsheets
  * write such files); text after a closing quote is an error for that record only.
  */
 
@@ -36,7 +36,8 @@ export function tokenizeCsv(text: string): CsvRecord[] {
           const q = text.indexOf('"', pos);
           const chunk = text.slice(pos, q === -1 ? n : q);
           line += countNewlines(chunk);
-          value += chunk;
+          // A line end inside quotes is LF whichever system wrote the file (docs/push.md).
+          value += chunk.includes("\r\n") ? chunk.replaceAll("\r\n", "\n") : chunk;
           if (q === -1) {
             record.error = "unterminated quoted field";
             pos = n;

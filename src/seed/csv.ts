@@ -6,6 +6,7 @@
 import { tokenizeCsv } from "./csv-tokenize.js";
 import { BAD_ENCODING, type DecodedText, spansBadLine } from "./decode.js";
 import { BOOLEAN_FIELDS, INTEGER_FIELDS, jsonTypeName, quoted } from "./fields.js";
+import { REPEATED_KEY, repeatedKey } from "./json-keys.js";
 import type { FieldProblem, RawRecord, ReadRecords } from "./types.js";
 
 const INTEGER = /^[+-]?\d+$/;
@@ -92,5 +93,7 @@ function coerceParent(t: string): { value: unknown } | { problem: string } {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return { problem: `expected a JSON object, got ${jsonTypeName(value)}` };
   }
+  const repeated = repeatedKey(t);
+  if (repeated !== null) return { problem: `${repeated}: ${REPEATED_KEY}` };
   return { value };
 }

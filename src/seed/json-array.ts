@@ -1,6 +1,7 @@
 /** A JSON array of row objects; a syntax error anywhere makes the whole file one problem. */
 import { BAD_ENCODING, type DecodedText, spansBadLine } from "./decode.js";
 import { jsonTypeName } from "./fields.js";
+import { REPEATED_KEY, repeatedKey } from "./json-keys.js";
 import { scanJsonArray } from "./json-scan.js";
 import type { RawRecord, ReadRecords } from "./types.js";
 
@@ -36,7 +37,9 @@ export function readJsonArray(decoded: DecodedText): ReadRecords {
       };
     }
     if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-      records.push({ line, fields: value as Record<string, unknown>, problems: [] });
+      const repeated = repeatedKey(el.text);
+      const problems = repeated === null ? [] : [{ field: repeated, reason: REPEATED_KEY }];
+      records.push({ line, fields: value as Record<string, unknown>, problems });
     } else {
       records.push({
         line,

@@ -1,6 +1,7 @@
 /** NDJSON: one JSON object per physical line; blank lines are skipped but keep their number. */
 import { BAD_ENCODING, type DecodedText } from "./decode.js";
 import { jsonTypeName } from "./fields.js";
+import { REPEATED_KEY, repeatedKey } from "./json-keys.js";
 import type { RawRecord, ReadRecords } from "./types.js";
 
 export function readNdjson({ text, badLines }: DecodedText): ReadRecords {
@@ -38,5 +39,7 @@ function parseLine(line: number, content: string): RawRecord {
       problems: [{ field: null, reason: `expected a JSON object, got ${jsonTypeName(value)}` }],
     };
   }
-  return { line, fields: value as Record<string, unknown>, problems: [] };
+  const repeated = repeatedKey(content);
+  const problems = repeated === null ? [] : [{ field: repeated, reason: REPEATED_KEY }];
+  return { line, fields: value as Record<string, unknown>, problems };
 }

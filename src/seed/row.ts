@@ -167,6 +167,8 @@ function describeIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>):
     return `expected ${expected}, got ${jsonTypeName(value)}`;
   }
   if (issue.code === "too_small" && typeof value === "string") return "must not be empty";
+  if (issue.code === "too_small" && typeof value === "number")
+    return `must be a positive integer, got ${value}`;
   return issue.message;
 }
 
