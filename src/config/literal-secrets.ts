@@ -3,6 +3,7 @@
  * holds them gets when people other than its owner may read it (as ssh says of a key file).
  */
 import { statSync } from "node:fs";
+import { dirname } from "node:path";
 
 /** The config's secret-typed keys; `*` is any index of an array. A URL counts when it holds a password. */
 const SECRET_KEYS = [
@@ -67,16 +68,25 @@ export function secretsWarning(path: string, mode: number | null, keys: readonly
   return `config ${path} is readable by ${who} (mode ${octal}) and holds literal secrets in ${keys.join(", ")}: run chmod 600 ${path}, or write them as "env:NAME"`;
 }
 
-/** The warning for the config file at `path`, from its permission bits (none on Windows, which has no such bits). */
+/**
+ * The warning for the config file at `path`, from its permission bits (none on Windows, which
+ * has no such bits). A file in a directory that only its owner may enter (as `mktemp -d` makes)
+ * is readable by nobody else, whatever its own mode.
+ */
 export function fileSecretsWarning(path: string, raw: unknown): string | null {
   if (process.platform === "win32") return null;
   const keys = literalSecretKeys(raw);
   if (keys.length === 0) return null;
-  let mode: number | null;
-  try {
-    mode = statSync(path).mode;
-  } catch {
-    mode = null;
-  }
+  const mode = modeOf(path);
+  const dir = modeOf(dirname(path));
+  if (dir !== null && (dir & 0o011) === 0) return null;
   return secretsWarning(path, mode, keys);
+}
+
+function modeOf(path: string): number | null {
+  try {
+    return statSync(path).mode;
+  } catch {
+    return null;
+  }
 }

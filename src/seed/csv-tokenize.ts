@@ -1,7 +1,8 @@
 /**
  * RFC 4180 records: quoted fields may hold commas, doubled quotes and newlines (a CRLF inside
- * quotes becomes LF; a lone CR stays). Records end at LF or CRLF. A quote inside an unquoted field is kept as a plain character (spreadsheets
- * write such files); text after a closing quote is an error for that record only.
+ * quotes becomes LF; a lone CR stays). Records end at LF or CRLF. A quote inside an unquoted
+ * field is kept as a plain character (spreadsheets write such files); text after a closing
+ * quote is an error for that record only.
  */
 
 export interface CsvRecord {
@@ -13,19 +14,39 @@ export interface CsvRecord {
   error: string | null;
 }
 
+/** The records of a part of a file, and where the next part starts. */
+export interface CsvPart {
+  records: CsvRecord[];
+  /** Characters of the text consumed: a record that may go on in the next part is left unread. */
+  consumed: number;
+  /** The line the unread rest starts on. */
+  line: number;
+}
+
 const QUOTE = 34;
 const COMMA = 44;
 const LF = 10;
 const CR = 13;
 
+/** Every record of a whole text. */
 export function tokenizeCsv(text: string): CsvRecord[] {
+  return tokenizeCsvPart(text, 1, true).records;
+}
+
+/**
+ * The records of `text`, which starts on `startLine`. Unless `final`, a record not ended by a
+ * line end within the text (a quoted cell still open) is left for the next call, with more text.
+ */
+export function tokenizeCsvPart(text: string, startLine: number, final: boolean): CsvPart {
   const records: CsvRecord[] = [];
   const n = text.length;
   let pos = 0;
-  let line = 1;
+  let line = startLine;
+  let consumed = 0;
+  let consumedLine = startLine;
   while (pos < n) {
     const record: CsvRecord = { line, endLine: line, cells: [], error: null };
-    records.push(record);
+    let complete = true;
     for (;;) {
       let value: string;
       if (text.charCodeAt(pos) === QUOTE) {
@@ -34,6 +55,10 @@ export function tokenizeCsv(text: string): CsvRecord[] {
         pos++;
         for (;;) {
           const q = text.indexOf('"', pos);
+          if (q === -1 && !final) {
+            complete = false;
+            break;
+          }
           const chunk = text.slice(pos, q === -1 ? n : q);
           line += countNewlines(chunk);
           // A line end inside quotes is LF whichever system wrote the file (docs/push.md).
@@ -51,11 +76,16 @@ export function tokenizeCsv(text: string): CsvRecord[] {
             break;
           }
         }
+        if (!complete) break;
         if (text.charCodeAt(pos) === CR && text.charCodeAt(pos + 1) === LF) pos++;
         const next = text.charCodeAt(pos);
         if (record.error === null && pos < n && next !== COMMA && next !== LF) {
           record.error = "unexpected text after a closing quote";
           const eol = text.indexOf("\n", pos);
+          if (eol === -1 && !final) {
+            complete = false;
+            break;
+          }
           pos = eol === -1 ? n : eol;
         }
       } else {
@@ -67,7 +97,10 @@ export function tokenizeCsv(text: string): CsvRecord[] {
       }
       record.cells.push(value);
       record.endLine = line;
-      if (pos >= n) break;
+      if (pos >= n) {
+        complete = final;
+        break;
+      }
       const sep = text.charCodeAt(pos++);
       if (sep === LF) {
         line++;
@@ -75,12 +108,17 @@ export function tokenizeCsv(text: string): CsvRecord[] {
       }
       // A comma at the very end of the text still ends an (empty) last field.
       if (pos >= n) {
-        record.cells.push("");
+        if (!final) complete = false;
+        else record.cells.push("");
         break;
       }
     }
+    if (!complete) break;
+    records.push(record);
+    consumed = pos;
+    consumedLine = line;
   }
-  return records;
+  return { records, consumed, line: consumedLine };
 }
 
 function countNewlines(s: string): number {

@@ -31,7 +31,7 @@ export function repeatedKey(text: string): string | null {
       const top = stack[stack.length - 1];
       if (top?.keys && isKey(text, end + 1)) {
         const raw = text.slice(i + 1, end);
-        const key = raw.includes("\\") ? unescape(raw) : raw;
+        const key = raw.includes("\\") ? decodeKey(raw) : raw;
         if (key !== null) {
           if (top.keys.has(key)) return join(top.path, key);
           top.keys.add(key);
@@ -70,7 +70,7 @@ function isKey(text: string, from: number): boolean {
   return text.charCodeAt(i) === COLON;
 }
 
-function unescape(raw: string): string | null {
+function decodeKey(raw: string): string | null {
   try {
     return JSON.parse(`"${raw}"`) as string;
   } catch {

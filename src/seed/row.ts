@@ -65,6 +65,9 @@ export function toCandidate(record: RawRecord, opts: SeedOptions): Candidate {
     );
   }
 
+  if (problems.list.length === 0 && companyId !== null && opts.companies && !opts.companies.has(companyId))
+    problems.add("company_id", `company ${companyId} is not in the config`);
+
   return {
     line,
     key,

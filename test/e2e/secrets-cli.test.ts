@@ -3,7 +3,7 @@
  * environment (a PostgreSQL password never in the process list), and a config file that others
  * may read and that spells out a secret draws one warning line.
  */
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,7 +58,11 @@ describe("--db env:NAME", () => {
 
 describe("a config file with literal secrets that others may read", () => {
   const write = (name: string, mode: number) => {
-    const path = join(dir, name);
+    // mkdtemp's directory is the owner's alone (0700), which hides any file in it: use one others may enter.
+    const shared = join(dir, "shared");
+    mkdirSync(shared, { recursive: true });
+    chmodSync(shared, 0o755);
+    const path = join(shared, name);
     writeFileSync(
       path,
       JSON.stringify({

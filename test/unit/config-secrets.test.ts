@@ -3,7 +3,7 @@
  * about, `--db env:NAME` is resolved (not taken as a file name), a webhook follows the baseUrl
  * rule for plain http:// and no refusal quotes a password.
  */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -89,8 +89,12 @@ describe("the warning for a config file others may read", () => {
   });
 
   describe.skipIf(process.platform === "win32")("loadConfig on a real file", () => {
-    const dir = mkdtempSync(join(tmpdir(), "tas-config-mode-"));
-    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const root = mkdtempSync(join(tmpdir(), "tas-config-mode-"));
+    afterAll(() => rmSync(root, { recursive: true, force: true }));
+    // mkdtemp's directory is the owner's alone (0700): the files need one others may enter.
+    const dir = join(root, "shared");
+    mkdirSync(dir, { mode: 0o755 });
+    chmodSync(dir, 0o755);
     const write = (name: string, raw: unknown, mode: number) => {
       const path = join(dir, name);
       writeFileSync(path, JSON.stringify(raw));
@@ -107,6 +111,15 @@ describe("the warning for a config file others may read", () => {
       expect(warnings[0]).toContain(`config ${path} is readable by everyone (mode 0644)`);
       expect(warnings[0]).toContain("auth.token");
       expect(warnings[0]).not.toContain("literal-token-value");
+    });
+
+    it("stays quiet for 0644 in a directory only its owner may enter", () => {
+      const path = join(root, "private-dir.json");
+      writeFileSync(path, JSON.stringify(token));
+      chmodSync(path, 0o644);
+      const warnings: string[] = [];
+      loadConfig(path, {}, "load", warnings);
+      expect(warnings).toEqual([]);
     });
 
     it("stays quiet for 0600, and for 0644 when the secret is env:NAME", () => {
