@@ -1,6 +1,6 @@
 /**
  * One measurement of bench:seed in a process of its own, so that each peak RSS is its alone:
- *   idle                  load the modules, read nothing (node's own footprint)
+ *   idle                  load what a dry run loads, read nothing (node's own footprint)
  *   whole PATH            read the file whole and decode it (what any reader that holds the
  *                         file pays before it parses a row: the floor of the former reader)
  *   check PATH            what `push --dry-run` does: validate every row, show the first 20
@@ -10,13 +10,10 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { parseConfig } from "../src/config/index.js";
-import { createLogger } from "../src/log.js";
-import { PushReconciler } from "../src/push/reconcile.js";
 import { firstRows, loadSeed, recordSeed } from "../src/push/submit.js";
-import { PushQueue } from "../src/queue/push.js";
-import { createClients } from "../src/runtime.js";
-import { openSqliteStore } from "../src/store/sqlite/index.js";
-import { peakRssMb } from "./support.js";
+
+/** As bench/support.ts's, which this child does not import: it loads what push loads, no more. */
+const peakRssMb = () => process.resourceUsage().maxRSS / 1024;
 
 const [mode, path, db, prefix] = process.argv.slice(2);
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -50,6 +47,15 @@ async function main(): Promise<{ valid?: number; problems?: number; recorded?: n
     return { valid: seed.validCount, problems: seed.problems.length };
   }
   if (mode === "record" && db && prefix) {
+    // What push loads past a dry run (commands/push-submit.ts), loaded only here.
+    const [{ createLogger }, { PushReconciler }, { PushQueue }, { createClients }, { openSqliteStore }] =
+      await Promise.all([
+        import("../src/log.js"),
+        import("../src/push/reconcile.js"),
+        import("../src/queue/push.js"),
+        import("../src/runtime.js"),
+        import("../src/store/sqlite/index.js"),
+      ]);
     const cfg = config(db, prefix);
     const logger = createLogger({ level: "warn" });
     const store = openSqliteStore(db);

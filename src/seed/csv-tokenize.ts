@@ -14,9 +14,8 @@ export interface CsvRecord {
   error: string | null;
 }
 
-/** The records of a part of a file, and where the next part starts. */
+/** Where the next part of a file starts. */
 export interface CsvPart {
-  records: CsvRecord[];
   /** Characters of the text consumed: a record that may go on in the next part is left unread. */
   consumed: number;
   /** The line the unread rest starts on. */
@@ -30,15 +29,23 @@ const CR = 13;
 
 /** Every record of a whole text. */
 export function tokenizeCsv(text: string): CsvRecord[] {
-  return tokenizeCsvPart(text, 1, true).records;
+  const records: CsvRecord[] = [];
+  const part = tokenizeCsvPart(text, 1, true);
+  for (let step = part.next(); !step.done; step = part.next()) records.push(step.value);
+  return records;
 }
 
 /**
- * The records of `text`, which starts on `startLine`. Unless `final`, a record not ended by a
- * line end within the text (a quoted cell still open) is left for the next call, with more text.
+ * The records of `text`, which starts on `startLine`, one at a time (each dies young: a whole
+ * chunk's records held at once would outlive the young generation); returns where the next part
+ * starts. Unless `final`, a record not ended by a line end within the text (a quoted cell still
+ * open) is left for the next call, with more text.
  */
-export function tokenizeCsvPart(text: string, startLine: number, final: boolean): CsvPart {
-  const records: CsvRecord[] = [];
+export function* tokenizeCsvPart(
+  text: string,
+  startLine: number,
+  final: boolean,
+): Generator<CsvRecord, CsvPart> {
   const n = text.length;
   let pos = 0;
   let line = startLine;
@@ -114,11 +121,11 @@ export function tokenizeCsvPart(text: string, startLine: number, final: boolean)
       }
     }
     if (!complete) break;
-    records.push(record);
     consumed = pos;
     consumedLine = line;
+    yield record;
   }
-  return { records, consumed, line: consumedLine };
+  return { consumed, line: consumedLine };
 }
 
 function countNewlines(s: string): number {

@@ -24,9 +24,13 @@ export function* readCsv(
   for (const { text, final } of input) {
     const buffered = rest === "" ? text : rest + text;
     const part = tokenizeCsvPart(buffered, line, final);
-    rest = buffered.slice(part.consumed);
-    line = part.line;
-    for (const row of part.records) {
+    for (let step = part.next(); ; step = part.next()) {
+      if (step.done) {
+        rest = buffered.slice(step.value.consumed);
+        line = step.value.line;
+        break;
+      }
+      const row = step.value;
       if (names === null) {
         names = readHeader(row, decoder, out);
         if (names === null) return;

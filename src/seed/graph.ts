@@ -3,12 +3,9 @@
  * project; then the order of creation. (Duplicate keys and names are found as rows come, in
  * RowTable.) All loops are iterative: a chain of 100,000 parents must not overflow the stack.
  */
-import { clip, quoted } from "./fields.js";
 import type { RowTable } from "./table.js";
 
 const NONE = -1;
-/** Longest cycle spelled out in full; longer ones are abbreviated. */
-const CYCLE_SHOWN = 10;
 
 /**
  * Adds the cross-row problems to the table, and returns the indexes of the valid rows,
@@ -25,11 +22,9 @@ export function resolveRows(rows: RowTable): Int32Array {
 function linkParents(rows: RowTable): Int32Array {
   const parentOf = new Int32Array(rows.n).fill(NONE);
   for (let i = 0; i < rows.n; i++) {
-    const parentKey = rows.parentKeys[i];
-    if (parentKey == null) continue;
-    const parent = rows.byKey.get(parentKey);
-    if (parent === undefined)
-      rows.addProblem(i, { field: "parent_key", reason: `unknown parent_key ${quoted(parentKey)}` });
+    if (!rows.hasParentKey(i)) continue;
+    const parent = rows.parentRow(i);
+    if (parent === NONE) rows.addProblem(i, { field: "parent_key", unknownParent: true });
     else parentOf[i] = parent;
   }
   return parentOf;
@@ -49,19 +44,13 @@ function markCycles(rows: RowTable, parentOf: Int32Array): void {
     if (j !== NONE && state[j] === 1) {
       const cycle = walk.slice(walk.indexOf(j));
       cycle.forEach((node, at) => {
-        const keys = [...cycle.slice(at), ...cycle.slice(0, at)].map((n) => clip(rows.keys[n] ?? ""));
-        rows.addProblem(node, { field: "parent_key", reason: `parent cycle: ${spell(keys)}` });
+        rows.addProblem(node, { field: "parent_key", cycle: [...cycle.slice(at), ...cycle.slice(0, at)] });
       });
       // Cut the cycle: its rows are invalid already, and later walks must terminate.
       for (const node of cycle) parentOf[node] = NONE;
     }
     for (const node of walk) state[node] = 2;
   }
-}
-
-function spell(keys: string[]): string {
-  if (keys.length <= CYCLE_SHOWN) return [...keys, keys[0]].join(" -> ");
-  return `${keys.slice(0, CYCLE_SHOWN).join(" -> ")} -> ... (${keys.length} rows)`;
 }
 
 /** A sub scenario lives in its parent's project (seed 2.1.1), so a link across projects cannot work. */

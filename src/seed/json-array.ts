@@ -14,7 +14,6 @@ export function* readJsonArray(
   out: ReaderOutcome,
 ): Generator<RawRecord> {
   const scanner = new JsonArrayScanner();
-  const found: JsonElement[] = [];
   let head = ""; // text before the first character that is not white space is known
   let decided = false;
   let notParsed: ScanProblem | null = null;
@@ -38,16 +37,21 @@ export function* readJsonArray(
       next = head;
       head = "";
     }
-    const problem = scanner.feed(next, final, (el) => found.push(el));
-    // A structural problem anywhere wins over an element JSON.parse refuses, as when the
-    // whole file was scanned first: elements are still scanned, no longer parsed.
-    for (const el of found) {
-      if (notParsed !== null) break;
-      const record = toRecord(el, decoder);
+    const scan = scanner.feed(next, final);
+    let problem: ScanProblem | null;
+    for (;;) {
+      const step = scan.next();
+      if (step.done) {
+        problem = step.value;
+        break;
+      }
+      // A structural problem anywhere wins over an element JSON.parse refuses, as when the
+      // whole file was scanned first: elements are still scanned, no longer parsed.
+      if (notParsed !== null) continue;
+      const record = toRecord(step.value, decoder);
       if ("reason" in record) notParsed = record;
       else yield record;
     }
-    found.length = 0;
     if (problem !== null) {
       out.fileProblem = { field: null, line: problem.line, reason: `not valid JSON: ${problem.reason}` };
       return;

@@ -36,11 +36,11 @@ export class JsonArrayScanner {
   #escaped = false;
 
   /**
-   * Scans the next part of the file (`final`: its last); elements found go to `onElement`.
-   * Returns a problem that ends the scan, or null. Unless `final`, an element still open at the
+   * Scans the next part of the file (`final`: its last), yielding the elements it finds one at
+   * a time; returns a problem that ends the scan, or null. Unless `final`, an element still open at the
    * end of the text is kept for the next call.
    */
-  feed(text: string, final: boolean, onElement: (el: JsonElement) => void): ScanProblem | null {
+  *feed(text: string, final: boolean): Generator<JsonElement, ScanProblem | null> {
     // Keep only the open element (or nothing) of what came before.
     const keep = this.#phase === "inside" ? this.#start : this.#pos;
     this.#text = this.#text.slice(keep) + text;
@@ -90,8 +90,8 @@ export class JsonArrayScanner {
             if (this.#cut(final)) return null;
             return this.#problem(`expected an array element, found ${quote(t, this.#pos)}`);
           }
-          onElement({ text: slice, line: this.#startLine, endLine: this.#line });
           this.#phase = "after";
+          yield { text: slice, line: this.#startLine, endLine: this.#line };
           break;
         }
         case "after": {

@@ -88,18 +88,41 @@ export function checkSeed(source: ChunkSource, format: SeedFormat, opts: SeedOpt
       const invalid = columns.map(({ line, field, reason }) => ({ line, key: null, field, reason }));
       return { format, total, invalid, warnings: [], ...none };
     }
-    return finish(format, total, table, columns);
+    return finish(source, format, opts, total, table, columns);
   }
-  return finish(format, total, table, unknown.warnings());
+  return finish(source, format, opts, total, table, unknown.warnings());
 }
 
-function finish(format: SeedFormat, total: number, table: RowTable, warnings: SeedWarning[]): SeedCheck {
+function finish(
+  source: ChunkSource,
+  format: SeedFormat,
+  opts: SeedOptions,
+  total: number,
+  table: RowTable,
+  warnings: SeedWarning[],
+): SeedCheck {
   const order = resolveRows(table);
+  const needs = table.needs();
+  if (needs.size > 0) {
+    // The strings the problems quote, read again: only rows with a problem (or in a cycle).
+    let index = 0;
+    for (const record of records(source, format, { fileProblem: null })) {
+      const i = index++;
+      if (!needs.has(i)) continue;
+      const r = candidate(record, opts);
+      table.fill(i, r.key, r.parentKey);
+    }
+  }
   // Row indexes are in file order, so problems come out sorted by line.
   const invalid: SeedProblem[] = [];
   for (const i of [...table.problems.keys()].sort((a, b) => a - b))
-    for (const p of table.problems.get(i) ?? [])
-      invalid.push({ line: table.lines[i]!, key: table.keys[i] ?? null, field: p.field, reason: p.reason });
+    for (const p of table.words(i))
+      invalid.push({
+        line: table.lines[i]!,
+        key: table.keyOf.get(i) ?? null,
+        field: p.field,
+        reason: p.reason,
+      });
   const projects = new Map<string, { companyId: number; projectId: number; rows: number }>();
   for (const i of order) {
     const companyId = table.companies[i]!;

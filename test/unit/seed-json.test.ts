@@ -9,8 +9,10 @@ function scanJsonArray(text: string, size = text.length): { elements: JsonElemen
   const elements: JsonElement[] = [];
   for (let at = 0; ; at += size) {
     const final = at + size >= text.length;
-    const problem = scanner.feed(text.slice(at, at + size), final, (e) => elements.push(e));
-    if (problem !== null) return problem;
+    const scan = scanner.feed(text.slice(at, at + size), final);
+    let step = scan.next();
+    for (; !step.done; step = scan.next()) elements.push(step.value);
+    if (step.value !== null) return step.value;
     if (final) return { elements };
   }
 }
