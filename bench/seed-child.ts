@@ -34,7 +34,17 @@ function config(database = ":memory:", queuePrefix = "unused") {
   );
 }
 
-async function main(): Promise<{ valid?: number; problems?: number; recorded?: number; queued?: number }> {
+interface Figures {
+  valid?: number;
+  problems?: number;
+  recorded?: number;
+  queued?: number;
+  /** Peak RSS once checked, and once recorded (record mode). */
+  checkedMb?: number;
+  recordedMb?: number;
+}
+
+async function main(): Promise<Figures> {
   if (mode === "idle") return {};
   if (!path) throw new Error("no seed file given");
   if (mode === "whole") {
@@ -64,8 +74,10 @@ async function main(): Promise<{ valid?: number; problems?: number; recorded?: n
     try {
       await queue.queue.waitUntilReady();
       const seed = await loadSeed(cfg, path);
+      const checkedMb = peakRssMb();
       const batchId = randomUUID();
       const recorded = await recordSeed(store.outbox, seed, batchId, new Date().toISOString());
+      const recordedMb = peakRssMb();
       const { ready } = await new PushReconciler(store.outbox, queue, logger).requeue({
         filter: { batchId },
       });
@@ -74,6 +86,8 @@ async function main(): Promise<{ valid?: number; problems?: number; recorded?: n
         problems: seed.problems.length,
         recorded: recorded.recorded,
         queued: ready.length,
+        checkedMb,
+        recordedMb,
       };
     } finally {
       await queue.close();

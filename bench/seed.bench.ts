@@ -87,6 +87,8 @@ interface ChildResult {
   problems?: number;
   recorded?: number;
   queued?: number;
+  checkedMb?: number;
+  recordedMb?: number;
 }
 
 function child(args: string[]): ChildResult {
@@ -149,6 +151,10 @@ async function main(): Promise<number> {
     report.figure(
       "  validate + record + queue",
       `${fmt(rec.rssMb)} MB peak RSS, ${fmt(rec.ms / 1000, 1)} s = ${fmt(RECORD_ROWS / (rec.ms / 1000))} rows/s; ${fmt(rec.recorded ?? 0)} recorded, ${fmt(rec.queued ?? 0)} queued`,
+    );
+    report.figure(
+      "  peak RSS after each step",
+      `checked ${fmt(rec.checkedMb ?? 0)} MB, recorded ${fmt(rec.recordedMb ?? 0)} MB, queued ${fmt(rec.rssMb)} MB`,
     );
     report.check(
       "  every row recorded",
