@@ -3,8 +3,8 @@
 export { editDistance } from "../text/suggest.js";
 export { SeedFormatError } from "./errors.js";
 export { formatFromPath, formatProblem, formatWarning, safe } from "./format.js";
-export { type ChunkSource, checkSeed, parseSeed, type SeedCheck, validRows } from "./parse.js";
-export { fileChunks, readSeedFile, type SeedFile } from "./read.js";
+export { checkSeed, parseSeed, type SeedCheck, validRows } from "./parse.js";
+export { readSeedFile } from "./read.js";
 export type {
   SeedFormat,
   SeedOptions,

@@ -15,7 +15,7 @@ export interface SeedFile {
 }
 
 /** The file's bytes a chunk at a time, each time the source is called. */
-export function fileChunks(path: string): ChunkSource {
+function fileChunks(path: string): ChunkSource {
   return function* () {
     const fd = openFile(path);
     try {
