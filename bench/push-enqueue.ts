@@ -68,12 +68,12 @@ export async function enqueuePhase(input: EnqueueInput): Promise<boolean> {
     // Both raw runs together: rows*2 jobs over their summed time.
     const rawRate = (rows * 2) / ((before.ms + after.ms) / 1000);
     const ratio = rate / rawRate;
-    const ok = ratio >= TARGET_RATIO && seed.valid.length === rows && waiting === ready.length;
+    const ok = ratio >= TARGET_RATIO && seed.validCount === rows && waiting === ready.length;
 
     console.log("");
     console.log(`validate + record + enqueue a ${fmt(rows)}-row NDJSON file (no worker running)`);
     console.log(
-      `  validate (loadSeed)        ${fmt(t1 - t0)} ms  (${fmt(seed.valid.length)} valid, ${seed.problems.length} problems)`,
+      `  validate (loadSeed)        ${fmt(t1 - t0)} ms  (${fmt(seed.validCount)} valid, ${seed.problems.length} problems)`,
     );
     console.log(`  record (recordSeed)        ${fmt(t2 - t1)} ms  (${fmt(submitted.recorded)} outbox rows)`);
     console.log(

@@ -222,8 +222,9 @@ async function run(
       if (!config) throw new Error("config() called before the config loader was imported");
       if (cfg) return cfg;
       const path = config.configPath(typeof flags.config === "string" ? flags.config : undefined);
-      cfg = config.loadConfig(path, process.env, command.secretsWhenUsed ? "use" : "load");
-      for (const warning of config.configWarnings(cfg))
+      const fileWarnings: string[] = [];
+      cfg = config.loadConfig(path, process.env, command.secretsWhenUsed ? "use" : "load", fileWarnings);
+      for (const warning of [...fileWarnings, ...config.configWarnings(cfg)])
         process.stderr.write(`tas-sync ${command.name}: warning: ${warning}\n`);
       return cfg;
     },

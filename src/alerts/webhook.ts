@@ -1,12 +1,13 @@
 /**
  * Alerts as JSON POSTs to a webhook, sent one after another in the background: a send never
- * blocks a sync, is retried with backoff, and carries no secret (the URL itself is one: it is
- * never logged). Delivery is at least once per alert while the process lives.
+ * blocks a sync, is retried with backoff, and carries no secret (the URL itself is one: only its
+ * origin is logged). A user and password in the URL are sent as a Basic Authorization header,
+ * never as part of the URL. Delivery is at least once per alert while the process lives.
  */
 import { request } from "undici";
 import { backoffMs } from "../api/rate-limiter.js";
 import type { Logger } from "../log.js";
-import type { Secret } from "../secret.js";
+import { Secret } from "../secret.js";
 
 export interface AlertPayload {
   event: string;
@@ -22,11 +23,35 @@ export interface WebhookOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** Where a webhook URL sends: the URL without its user and password, and the header that carries them. */
+export interface WebhookTarget {
+  url: Secret;
+  /** scheme://host:port: what logs show (the path may hold a token too). */
+  origin: string;
+  authorization: Secret | null;
+}
+
+/** Splits the credentials off a webhook URL (percent-escapes in them decoded, as a browser does). */
+export function webhookTarget(url: Secret): WebhookTarget {
+  const u = new URL(url.reveal());
+  let authorization: Secret | null = null;
+  if (u.username !== "" || u.password !== "") {
+    const pair = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
+    authorization = new Secret(`Basic ${Buffer.from(pair, "utf8").toString("base64")}`);
+    u.username = "";
+    u.password = "";
+  }
+  return { url: new Secret(u.toString()), origin: u.origin, authorization };
+}
+
 export class WebhookSender {
   readonly #queue: AlertPayload[] = [];
   #sending: Promise<void> | null = null;
+  readonly #target: WebhookTarget;
 
-  constructor(private readonly opts: WebhookOptions) {}
+  constructor(private readonly opts: WebhookOptions) {
+    this.#target = webhookTarget(opts.url);
+  }
 
   /** Queue an alert; returns at once. */
   send(payload: AlertPayload): void {
@@ -48,7 +73,11 @@ export class WebhookSender {
   async #deliver(payload: AlertPayload): Promise<void> {
     const attempts = this.opts.attempts ?? 5;
     const sleep = this.opts.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
-    const log = this.opts.logger.child({ event: payload.event, companyId: payload.company_id });
+    const log = this.opts.logger.child({
+      event: payload.event,
+      companyId: payload.company_id,
+      to: this.#target.origin,
+    });
     for (let attempt = 1; attempt <= attempts; attempt++) {
       const problem = await this.#post(payload);
       if (problem === null) {
@@ -67,9 +96,14 @@ export class WebhookSender {
   /** null when delivered, else why not (never the URL). */
   async #post(payload: AlertPayload): Promise<string | null> {
     try {
-      const res = await request(this.opts.url.reveal(), {
+      const headers: Record<string, string> = {
+        "content-type": "application/json",
+        "user-agent": "tas-sync",
+      };
+      if (this.#target.authorization) headers.authorization = this.#target.authorization.reveal();
+      const res = await request(this.#target.url.reveal(), {
         method: "POST",
-        headers: { "content-type": "application/json", "user-agent": "tas-sync" },
+        headers,
         body: JSON.stringify(payload),
         headersTimeout: this.opts.timeoutMs,
         bodyTimeout: this.opts.timeoutMs,

@@ -1,5 +1,5 @@
 /** Implementations of sync and migrate (specs in catalog/pull.ts). */
-import { databaseTarget } from "../config/index.js";
+import { databaseFromFlag } from "../config/index.js";
 import { openStoreForWork } from "../open-store.js";
 import { runSyncCommand } from "./sync.js";
 import { type CommandRun, intFlag } from "./types.js";
@@ -18,7 +18,7 @@ export const runSync: CommandRun = async (ctx) => {
 export const runMigrate: CommandRun = async (ctx) => {
   // With --db there may be no config: the default lease then tells a dead run from a live one.
   const cfg = typeof ctx.flags.db === "string" ? undefined : ctx.config();
-  const target = cfg ? cfg.database : databaseTarget(ctx.flags.db as string);
+  const target = cfg ? cfg.database : databaseFromFlag(ctx.flags.db as string);
   const store = await openStoreForWork(target, { logger: await ctx.logger(), leaseMs: cfg?.sync.leaseMs });
   try {
     const n = await store.sql.migrationCount();

@@ -2,7 +2,7 @@
  * `tas-sync push FILE` (spec in catalog/push.ts): validate a seed file and, unless --dry-run,
  * hand it to push-submit.ts (outbox, queue, --wait). A dry run loads no Redis, SQLite or HTTP.
  */
-import { type LoadedSeed, loadSeed } from "../push/submit.js";
+import { firstRows, type LoadedSeed, loadSeed } from "../push/submit.js";
 import { formatProblem, formatWarning, safe } from "../seed/index.js";
 import { type CommandContext, type CommandRun, UsageError } from "./types.js";
 
@@ -49,19 +49,16 @@ function listed<T>(items: T[], line: (item: T) => string, what: string): void {
 }
 
 function dryRun(ctx: CommandContext, seed: LoadedSeed, problems: number): number {
-  const perProject = new Map<string, number>();
-  for (const row of seed.valid) {
-    const k = `company ${row.companyId} project ${row.projectId}`;
-    perProject.set(k, (perProject.get(k) ?? 0) + 1);
-  }
-  for (const row of seed.valid.slice(0, 20)) {
+  const shown = 20;
+  for (const row of firstRows(seed, shown)) {
     const child = row.parentKey ? `, child of ${safe(row.parentKey)}` : "";
     ctx.out(
       `would create ${safe(JSON.stringify(row.scenarioName))} in project ${row.projectId} (key ${safe(row.key)}${child})`,
     );
   }
-  if (seed.valid.length > 20) ctx.out(`... and ${seed.valid.length - 20} more`);
-  for (const [k, n] of perProject) ctx.out(`${k}: ${n} scenario(s)`);
-  ctx.out(`dry run: ${seed.valid.length} valid row(s), ${problems} problem(s); nothing recorded or queued`);
+  if (seed.validCount > shown) ctx.out(`... and ${seed.validCount - shown} more`);
+  for (const p of seed.parsed.projects)
+    ctx.out(`company ${p.companyId} project ${p.projectId}: ${p.rows} scenario(s)`);
+  ctx.out(`dry run: ${seed.validCount} valid row(s), ${problems} problem(s); nothing recorded or queued`);
   return problems ? 2 : 0;
 }

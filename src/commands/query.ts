@@ -1,5 +1,5 @@
 /** `tas-sync query "SQL"`: a read-only query against the database, streamed in a chosen format. */
-import { databaseTarget, parseDuration } from "../config/index.js";
+import { databaseFromFlag, parseDuration } from "../config/index.js";
 import {
   DEFAULT_MAX_CELL_WIDTH,
   isOutputFormat,
@@ -18,7 +18,7 @@ export const runQueryCommand: CommandRun = async (ctx) => {
   const maxRows = atLeast(ctx.flags, "max-rows", 0);
   // With --db the config file is not read: its bounds are the defaults unless the flags say.
   const cfg = typeof ctx.flags.db === "string" ? undefined : ctx.config();
-  const database = cfg ? cfg.database : databaseTarget(ctx.flags.db as string);
+  const database = cfg ? cfg.database : databaseFromFlag(ctx.flags.db as string);
   return runQuery({
     sql,
     database,

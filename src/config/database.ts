@@ -1,5 +1,7 @@
 /** Which store a `database` value names: a postgres:// URL, or else a SQLite file path. */
+import { UserError } from "../errors.js";
 import { Secret } from "../secret.js";
+import { resolveEnv } from "./fields.js";
 
 export type DatabaseTarget =
   | { dialect: "sqlite"; path: string; display: string }
@@ -33,4 +35,17 @@ export function postgresUrlProblem(value: string): string | null {
   } catch {
     return "not a valid postgres:// URL";
   }
+}
+
+/**
+ * The store a `--db` flag names: a path, a postgres:// URL, or "env:NAME" (the variable's value,
+ * so that a password stays out of the process list). Throws a one-line UserError.
+ */
+export function databaseFromFlag(value: string, env: NodeJS.ProcessEnv = process.env): DatabaseTarget {
+  const resolved = resolveEnv(value, env);
+  if ("problem" in resolved) throw new UserError(`--db ${value}: ${resolved.problem}`);
+  const target = databaseTarget(resolved.value);
+  const problem = target.dialect === "postgres" ? postgresUrlProblem(resolved.value) : null;
+  if (problem) throw new UserError(`--db${value.startsWith("env:") ? ` ${value}` : ""}: ${problem}`);
+  return target;
 }

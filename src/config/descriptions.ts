@@ -79,7 +79,7 @@ export const CONFIG_KEY_DOCS: Record<string, KeyDoc> = {
     type: "path or `postgres://` URL (`env:NAME` allowed)",
     default: '`"./tas.db"`',
     description:
-      "Where the mirror and the push outbox live: a SQLite file path (relative to the working directory), or a `postgres://` / `postgresql://` URL. Created (SQLite) and migrated on first use. The environment variable `TAS_DATABASE` overrides it, and `--db` overrides both.",
+      "Where the mirror and the push outbox live: a SQLite file path (relative to the working directory), or a `postgres://` / `postgresql://` URL. Created (SQLite) and migrated on first use. Write a URL that holds a password as `env:NAME` (`--db env:NAME` too): the value then stays out of the file and the process list. The environment variable `TAS_DATABASE` overrides it, and `--db` overrides both.",
   },
   redisUrl: {
     type: "`redis://` or `rediss://` URL (`env:NAME` allowed)",
@@ -216,13 +216,22 @@ export const CONFIG_KEY_DOCS: Record<string, KeyDoc> = {
       "Let the Bull Board page at `/queues` retry, promote, clean and remove jobs (read-only otherwise).",
   },
   "server.allowUnauthenticated": {
-    description: "Serve `/metrics` and `/queues` without credentials on a non-loopback `server.host`.",
+    description:
+      "Serve `/metrics` and `/queues` without credentials on a non-loopback `server.host`. Never together with `server.dashboardWritable`: the daemon refuses to start (exit 2) rather than let anyone who reaches it drive the push queue.",
+  },
+  "server.allowedHosts": {
+    description:
+      'Without `server.username`/`server.password`, the server answers only requests whose `Host` is the bound address, `localhost`, a loopback address (on `0.0.0.0` or `::`: any of this machine\'s addresses) or one of these names (`["tas.internal"]`); any other gets 421 (DNS-rebinding defence: a web page whose name resolves to this machine cannot read or drive it). `/healthz` is always answered. Names only: no scheme, port or path.',
   },
   alerts: { description: "Where the daemon says that a company's sync changed health." },
   "alerts.webhookUrl": {
     type: "`http(s)://` URL, secret (`env:NAME` allowed)",
     description:
-      "Where the daemon POSTs an alert when a company starts failing, turns stale or recovers. Without it the changes are only logged.",
+      "Where the daemon POSTs an alert when a company starts failing, turns stale or recovers. Without it the changes are only logged. A user and password in the URL (`https://user:pass@host/…`, percent-encoded) are sent as a Basic `Authorization` header, never in the URL; logs show only the URL's origin (`https://host`). Keep a URL that holds a credential or a token in `env:NAME`.",
+  },
+  "alerts.allowInsecureHttp": {
+    description:
+      "`http://` is accepted for the webhook only to loopback hosts (`localhost`, `127.x.x.x`, `[::1]`), as for `baseUrl`: the alerts and any credentials of the URL would travel in clear text. `true` allows `http://` to any host.",
   },
   "alerts.timeoutMs": { description: "Timeout of one webhook request, in ms." },
   dbt: { description: "The freshness checks of `tas-sync dbt-sources` (docs/analytics.md)." },

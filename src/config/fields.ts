@@ -8,7 +8,7 @@ import { parseDuration } from "./duration.js";
  * The value of "env:NAME" from `env`, or the value itself when it is no "env:" reference; or
  * why the variable gives none (the message names the variable, never a value).
  */
-function resolveEnv(value: string, env: NodeJS.ProcessEnv): { value: string } | { problem: string } {
+export function resolveEnv(value: string, env: NodeJS.ProcessEnv): { value: string } | { problem: string } {
   if (!value.startsWith("env:")) return { value };
   const name = value.slice(4);
   const found = env[name];

@@ -9,10 +9,11 @@ import { UserError } from "../errors.js";
 import { closestName } from "../text/suggest.js";
 import type { SecretsAt } from "./fields.js";
 import { type ConfigKey, configKeys, keysAt } from "./keys.js";
+import { fileSecretsWarning } from "./literal-secrets.js";
 import { type Config, configSchema, STALE_PERIODS } from "./schema.js";
 
 export type { DatabaseTarget } from "./database.js";
-export { databaseTarget, maskUrl } from "./database.js";
+export { databaseFromFlag, databaseTarget, maskUrl } from "./database.js";
 export { formatDuration, parseDuration } from "./duration.js";
 export type { SecretsAt } from "./fields.js";
 export { UnsetSecretError } from "./fields.js";
@@ -95,10 +96,15 @@ export function parseConfig(
   return result.data;
 }
 
+/**
+ * Read and validate the config file. `warnings`, when given, gets the file's own warnings (a
+ * file that holds literal secrets and that others may read).
+ */
 export function loadConfig(
   path: string,
   env: NodeJS.ProcessEnv = process.env,
   secretsAt: SecretsAt = "load",
+  warnings?: string[],
 ): Config {
   let text: string;
   try {
@@ -123,7 +129,10 @@ export function loadConfig(
   const source = overridden.applied.length
     ? `${path} (with ${overridden.applied.join(", ")} from the environment)`
     : path;
-  return parseConfig(overridden.raw, source, env, secretsAt);
+  const cfg = parseConfig(overridden.raw, source, env, secretsAt);
+  const exposed = warnings ? fileSecretsWarning(path, raw) : null;
+  if (exposed !== null) warnings?.push(exposed);
+  return cfg;
 }
 
 /**

@@ -1,8 +1,9 @@
 /** The zod schema of the config file. Secrets may be written "env:NAME"; durations as "15m". */
 import { z } from "zod";
+import { Secret } from "../secret.js";
 import { type DatabaseTarget, databaseTarget, postgresUrlProblem } from "./database.js";
 import { parseDuration } from "./duration.js";
-import { duration, envString, type SecretsAt, secret, secretUrl, url } from "./fields.js";
+import { duration, envString, type SecretsAt, secret, secretUrl, UnsetSecret, url } from "./fields.js";
 
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
 const HTTP = ["http:", "https:"] as const;
@@ -125,12 +126,36 @@ const serverSchema = (env: NodeJS.ProcessEnv, at: SecretsAt) =>
       dashboardWritable: z.boolean().default(false),
       /** Serve /metrics and /queues without credentials on a non-loopback address. */
       allowUnauthenticated: z.boolean().default(false),
+      /** Host names served without credentials besides the bound address and localhost. */
+      allowedHosts: z
+        .array(
+          z
+            .string()
+            .regex(
+              /^(\[[0-9a-fA-F:.]+\]|[^\s/:@[\]]+)$/,
+              'expected a host name like "tas.internal" (no scheme, port or path)',
+            ),
+        )
+        .default([]),
     })
     .prefault({})
     .superRefine((s, ctx) => {
       if ((s.username === undefined) !== (s.password === undefined))
         ctx.addIssue({ code: "custom", message: "set both server.username and server.password, or neither" });
     });
+
+/** The host of a plain-http webhook off loopback that is not explicitly allowed, or null. */
+function insecureWebhookHost(
+  alerts: { webhookUrl?: Secret | undefined; allowInsecureHttp: boolean } | undefined,
+): string | null {
+  // Refinements run even when a field failed: the URL may be missing or not a Secret here.
+  const hook = alerts?.webhookUrl;
+  if (!(hook instanceof Secret) || hook instanceof UnsetSecret || alerts?.allowInsecureHttp) return null;
+  const text = hook.reveal();
+  if (!URL.canParse(text)) return null;
+  const u = new URL(text);
+  return u.protocol === "http:" && !isLoopback(u.hostname) ? u.hostname : null;
+}
 
 /**
  * The schema, reading "env:" values from `env`. With `secretsAt: "use"` (read-only commands)
@@ -203,6 +228,8 @@ export function configSchema(env: NodeJS.ProcessEnv = process.env, secretsAt: Se
         .strictObject({
           webhookUrl: secretUrl(env, HTTP, secretsAt).optional(),
           timeoutMs: positiveInt.default(10_000),
+          /** Plain http:// to a webhook off this machine, as allowInsecureHttp is for baseUrl. */
+          allowInsecureHttp: z.boolean().default(false),
         })
         .prefault({}),
       /** The freshness thresholds of `tas-sync dbt-sources`, instead of those of the schedules. */
@@ -224,6 +251,14 @@ export function configSchema(env: NodeJS.ProcessEnv = process.env, secretsAt: Se
           code: "custom",
           path: ["baseUrl"],
           message: `http:// to a non-loopback host (${base.hostname}) sends the token in clear; use https:// or set "allowInsecureHttp": true`,
+        });
+      }
+      const hook = insecureWebhookHost(cfg.alerts);
+      if (hook !== null) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["alerts", "webhookUrl"],
+          message: `http:// to a non-loopback host (${hook}) sends the alerts and any credentials of the URL in clear; use https:// or set "alerts.allowInsecureHttp": true`,
         });
       }
       const seen = new Set<number>();

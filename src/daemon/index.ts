@@ -122,6 +122,7 @@ export async function runDaemon(cfg: Config, opts: DaemonOptions): Promise<numbe
         readiness: probe,
         queues: queues.map((q) => q.queue),
         dashboardWritable: cfg.server.dashboardWritable,
+        allowedHosts: cfg.server.allowedHosts,
         logger,
       });
     }

@@ -1,21 +1,25 @@
 /** Validate a seed file against the config, then record its rows and queue the ready ones (optionally waiting). */
 import { resolve } from "node:path";
 import type { Config } from "../config/index.js";
-import { readSeedFile, type SeedParseResult, type SeedProblem, type SeedRow } from "../seed/index.js";
+import { readSeedFile, type SeedCheck, type SeedProblem, type SeedRow } from "../seed/index.js";
 import type { NewRequest, OutboxStore, RecordResult } from "../store/port-outbox.js";
 import type { PushOps } from "./operations.js";
 import { type WaitOptions, type WaitResult, waitForBatch } from "./wait.js";
 
+/** A checked seed file: its problems, and its valid rows read from the file when asked for. */
 export interface LoadedSeed {
   file: string;
-  parsed: SeedParseResult;
-  valid: SeedRow[];
+  parsed: SeedCheck;
   problems: SeedProblem[];
+  /** How many rows are valid (`rows()` yields as many). */
+  validCount: number;
+  /** The valid rows, in file order, read from the file again each time (one at a time). */
+  rows(): Iterable<SeedRow & { index: number }>;
 }
 
 /**
- * Read and validate the whole file; rows of companies not in the config are problems too.
- * `strict`: unknown fields are problems of their rows, not warnings.
+ * Read and validate the whole file in bounded memory; rows of companies not in the config are
+ * problems too. `strict`: unknown fields are problems of their rows, not warnings.
  */
 export async function loadSeed(
   cfg: Config,
@@ -23,42 +27,31 @@ export async function loadSeed(
   opts: { strict?: boolean } = {},
 ): Promise<LoadedSeed> {
   const only = cfg.companies.length === 1 ? cfg.companies[0]?.id : undefined;
-  const parsed = await readSeedFile(file, {
+  const seed = await readSeedFile(file, {
     ...(only === undefined ? {} : { defaultCompanyId: only }),
     ...(opts.strict ? { strict: true } : {}),
+    companies: new Set(cfg.companies.map((c) => c.id)),
   });
-  const configured = new Set(cfg.companies.map((c) => c.id));
-  const problems = [...parsed.invalid];
-  const badKeys = new Set<string>();
-  for (const row of parsed.valid) {
-    if (!configured.has(row.companyId)) {
-      problems.push({
-        line: row.line,
-        key: row.key,
-        field: "company_id",
-        reason: `company ${row.companyId} is not in the config`,
-      });
-      badKeys.add(row.key);
-    }
+  const { check } = seed;
+  return {
+    file: resolve(file),
+    parsed: check,
+    problems: check.invalid,
+    validCount: check.order.length,
+    rows: () => seed.rows(),
+  };
+}
+
+/** The first `n` valid rows in the order they are created (parents first), for a dry run to show. */
+export function firstRows(seed: LoadedSeed, n: number): SeedRow[] {
+  const first = seed.parsed.order.subarray(0, n);
+  const wanted = new Set(first);
+  const found = new Map<number, SeedRow>();
+  for (const row of seed.rows()) {
+    if (wanted.has(row.index)) found.set(row.index, row);
+    if (found.size === wanted.size) break;
   }
-  // A row whose parent became invalid is invalid too (valid[] is parents-first).
-  const valid: SeedRow[] = [];
-  for (const row of parsed.valid) {
-    if (badKeys.has(row.key)) continue;
-    if (row.parentKey && badKeys.has(row.parentKey)) {
-      problems.push({
-        line: row.line,
-        key: row.key,
-        field: "parent_key",
-        reason: `parent row of key "${row.parentKey}" is invalid`,
-      });
-      badKeys.add(row.key);
-      continue;
-    }
-    valid.push(row);
-  }
-  problems.sort((a, b) => a.line - b.line);
-  return { file: resolve(file), parsed, valid, problems };
+  return [...first].flatMap((i) => found.get(i) ?? []);
 }
 
 export interface Submitted extends RecordResult {
@@ -68,7 +61,7 @@ export interface Submitted extends RecordResult {
 }
 
 /** The seed file's rows in the store's terms, one at a time (a 100,000-row file's payloads are not all held at once). */
-export function* newRequests(rows: readonly SeedRow[]): Generator<NewRequest> {
+export function* newRequests(rows: Iterable<SeedRow>): Generator<NewRequest> {
   for (const r of rows)
     yield {
       key: r.key,
@@ -88,7 +81,7 @@ export async function recordSeed(
   batchId: string,
   now: string,
 ): Promise<RecordResult> {
-  const result = await outbox.record(newRequests(seed.valid), batchId, seed.file, now);
+  const result = await outbox.record(newRequests(seed.rows()), batchId, seed.file, now);
   if (seed.problems.length) await outbox.recordRejections(batchId, seed.file, seed.problems, now);
   return result;
 }

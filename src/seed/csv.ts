@@ -3,46 +3,69 @@
  * booleans, a `parent` column holding a JSON object); everything else stays a string
  * and is type-checked like any other format afterwards. An empty cell means "absent".
  */
-import { tokenizeCsv } from "./csv-tokenize.js";
-import { BAD_ENCODING, type DecodedText, spansBadLine } from "./decode.js";
+import { type CsvRecord, tokenizeCsvPart } from "./csv-tokenize.js";
+import { BAD_ENCODING, type Piece, type SeedDecoder } from "./decode.js";
 import { BOOLEAN_FIELDS, INTEGER_FIELDS, jsonTypeName, quoted } from "./fields.js";
-import type { FieldProblem, RawRecord, ReadRecords } from "./types.js";
+import { REPEATED_KEY, repeatedKey } from "./json-keys.js";
+import type { FieldProblem, RawRecord, ReaderOutcome } from "./types.js";
 
 const INTEGER = /^[+-]?\d+$/;
 const TRUE = new Set(["true", "1", "yes"]);
 const FALSE = new Set(["false", "0", "no"]);
 
-export function readCsv(decoded: DecodedText): ReadRecords {
-  const [header, ...rows] = tokenizeCsv(decoded.text);
-  if (header === undefined) return { records: [], fileProblem: null };
-  if (header.error !== null || spansBadLine(decoded, header.line, header.endLine)) {
+export function* readCsv(
+  input: Iterable<Piece>,
+  decoder: SeedDecoder,
+  out: ReaderOutcome,
+): Generator<RawRecord> {
+  let names: string[] | null = null;
+  let rest = "";
+  let line = 1;
+  for (const { text, final } of input) {
+    const buffered = rest === "" ? text : rest + text;
+    const part = tokenizeCsvPart(buffered, line, final);
+    for (let step = part.next(); ; step = part.next()) {
+      if (step.done) {
+        rest = buffered.slice(step.value.consumed);
+        line = step.value.line;
+        break;
+      }
+      const row = step.value;
+      if (names === null) {
+        names = readHeader(row, decoder, out);
+        if (names === null) return;
+        continue;
+      }
+      if (row.cells.every((c) => c.trim() === "")) continue; // blank line, or a spreadsheet's empty row
+      if (decoder.spansBadLine(row.line, row.endLine)) {
+        yield { line: row.line, fields: null, problems: [{ field: null, reason: BAD_ENCODING }] };
+      } else if (row.error !== null) {
+        yield { line: row.line, fields: null, problems: [{ field: null, reason: row.error }] };
+      } else {
+        yield toRecord(row.line, names, row.cells);
+      }
+    }
+  }
+}
+
+/** The header's column names (set in `out`), or null with the file's problem set. */
+function readHeader(header: CsvRecord, decoder: SeedDecoder, out: ReaderOutcome): string[] | null {
+  if (header.error !== null || decoder.spansBadLine(header.line, header.endLine)) {
     const reason = header.error ?? BAD_ENCODING;
-    return { records: [], fileProblem: { line: 1, field: null, reason: `header row: ${reason}` } };
+    out.fileProblem = { line: 1, field: null, reason: `header row: ${reason}` };
+    return null;
   }
   const names = header.cells.map((c) => c.trim());
   const seen = new Set<string>();
   for (const name of names) {
     if (name !== "" && seen.has(name)) {
-      return {
-        records: [],
-        fileProblem: { line: 1, field: name, reason: "duplicate column in the header row" },
-      };
+      out.fileProblem = { line: 1, field: name, reason: "duplicate column in the header row" };
+      return null;
     }
     seen.add(name);
   }
-
-  const records: RawRecord[] = [];
-  for (const row of rows) {
-    if (row.cells.every((c) => c.trim() === "")) continue; // blank line, or a spreadsheet's empty row
-    if (spansBadLine(decoded, row.line, row.endLine)) {
-      records.push({ line: row.line, fields: null, problems: [{ field: null, reason: BAD_ENCODING }] });
-    } else if (row.error !== null) {
-      records.push({ line: row.line, fields: null, problems: [{ field: null, reason: row.error }] });
-    } else {
-      records.push(toRecord(row.line, names, row.cells));
-    }
-  }
-  return { records, header: { names, line: header.line }, fileProblem: null };
+  out.header = { names, line: header.line };
+  return names;
 }
 
 function toRecord(line: number, names: string[], cells: string[]): RawRecord {
@@ -92,5 +115,7 @@ function coerceParent(t: string): { value: unknown } | { problem: string } {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return { problem: `expected a JSON object, got ${jsonTypeName(value)}` };
   }
+  const repeated = repeatedKey(t);
+  if (repeated !== null) return { problem: `${repeated}: ${REPEATED_KEY}` };
   return { value };
 }

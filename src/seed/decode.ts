@@ -1,13 +1,9 @@
 /**
- * Bytes to text. The whole buffer is decoded once (the fast path); only when that fails
- * are lines decoded one by one, so that one bad line is one problem and the rest still parse.
+ * Bytes to text, a chunk at a time: each piece of text ends at a line end (the last one at the
+ * end of the file), so a multi-byte character is never cut and a reader always sees whole
+ * lines. A piece is decoded at once (the fast path); only when that fails are its lines decoded
+ * one by one, so that one bad line is one problem and the rest still parse.
  */
-
-export interface DecodedText {
-  text: string;
-  /** 1-based physical lines that are not valid UTF-8; null when the whole file is. */
-  badLines: ReadonlySet<number> | null;
-}
 
 export const BAD_ENCODING = "unreadable encoding: not valid UTF-8";
 
@@ -16,40 +12,102 @@ const fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
 const LF = 0x0a;
 
-export function decodeSeed(input: Uint8Array): DecodedText {
-  const bytes = hasBom(input) ? input.subarray(3) : input;
-  try {
-    return { text: fatal.decode(bytes), badLines: null };
-  } catch {
-    // A replacement character never swallows an ASCII byte, so the lenient text keeps
-    // every newline, quote and comma where it was: lines and records still line up.
-    return { text: lenient.decode(bytes), badLines: findBadLines(bytes) };
+export class SeedDecoder {
+  /** 1-based physical lines that are not valid UTF-8 (of the pieces decoded so far). */
+  readonly badLines = new Set<number>();
+  #rest: Uint8Array | null = null;
+  #started = false;
+  /** The line the next piece starts on. */
+  #line = 1;
+
+  /** The text of the complete lines received so far and not yet returned ("" when none). */
+  push(chunk: Uint8Array): string {
+    let bytes = this.#rest === null ? chunk : concat(this.#rest, chunk);
+    this.#rest = null;
+    if (!this.#started) {
+      if (bytes.length < 3) {
+        this.#rest = bytes.slice();
+        return "";
+      }
+      this.#started = true;
+      if (hasBom(bytes)) bytes = bytes.subarray(3);
+    }
+    const lastLf = bytes.lastIndexOf(LF);
+    if (lastLf === -1) {
+      this.#rest = bytes.slice();
+      return "";
+    }
+    // slice, not subarray: the rest must not keep the whole chunk alive.
+    if (lastLf + 1 < bytes.length) this.#rest = bytes.slice(lastLf + 1);
+    return this.#decode(bytes.subarray(0, lastLf + 1));
   }
+
+  /** The text after the last line end (the file's last line, when it has no line end). */
+  end(): string {
+    let bytes = this.#rest ?? new Uint8Array(0);
+    this.#rest = null;
+    if (!this.#started && hasBom(bytes)) bytes = bytes.subarray(3);
+    this.#started = true;
+    return this.#decode(bytes);
+  }
+
+  /** Whether any physical line in from..to (inclusive) is not valid UTF-8. */
+  spansBadLine(from: number, to: number): boolean {
+    if (this.badLines.size === 0) return false;
+    for (let line = from; line <= to; line++) if (this.badLines.has(line)) return true;
+    return false;
+  }
+
+  #decode(bytes: Uint8Array): string {
+    const first = this.#line;
+    for (let i = bytes.indexOf(LF); i !== -1; i = bytes.indexOf(LF, i + 1)) this.#line++;
+    try {
+      return fatal.decode(bytes);
+    } catch {
+      // A replacement character never swallows an ASCII byte, so the lenient text keeps
+      // every newline, quote and comma where it was: lines and records still line up.
+      this.#findBadLines(bytes, first);
+      return lenient.decode(bytes);
+    }
+  }
+
+  #findBadLines(bytes: Uint8Array, firstLine: number): void {
+    let start = 0;
+    for (let line = firstLine; start < bytes.length; line++) {
+      let end = bytes.indexOf(LF, start);
+      if (end === -1) end = bytes.length;
+      try {
+        fatal.decode(bytes.subarray(start, end));
+      } catch {
+        this.badLines.add(line);
+      }
+      start = end + 1;
+    }
+  }
+}
+
+/** A piece of text that ends at a line end, or the file's last piece (`final`). */
+export interface Piece {
+  text: string;
+  final: boolean;
+}
+
+/** The pieces of text of a file's chunks, the last one marked final (it may be ""). */
+export function* pieces(chunks: Iterable<Uint8Array>, decoder: SeedDecoder): Generator<Piece> {
+  for (const chunk of chunks) {
+    const text = decoder.push(chunk);
+    if (text !== "") yield { text, final: false };
+  }
+  yield { text: decoder.end(), final: true };
 }
 
 function hasBom(b: Uint8Array): boolean {
   return b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf;
 }
 
-function findBadLines(bytes: Uint8Array): Set<number> {
-  const bad = new Set<number>();
-  let start = 0;
-  for (let line = 1; start <= bytes.length; line++) {
-    let end = bytes.indexOf(LF, start);
-    if (end === -1) end = bytes.length;
-    try {
-      fatal.decode(bytes.subarray(start, end));
-    } catch {
-      bad.add(line);
-    }
-    start = end + 1;
-  }
-  return bad;
-}
-
-/** Whether any physical line in from..to (inclusive) is not valid UTF-8. */
-export function spansBadLine(d: DecodedText, from: number, to: number): boolean {
-  if (d.badLines === null) return false;
-  for (let line = from; line <= to; line++) if (d.badLines.has(line)) return true;
-  return false;
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
 }

@@ -3,7 +3,7 @@
 export { editDistance } from "../text/suggest.js";
 export { SeedFormatError } from "./errors.js";
 export { formatFromPath, formatProblem, formatWarning, safe } from "./format.js";
-export { parseSeed } from "./parse.js";
+export { checkSeed, parseSeed, type SeedCheck, validRows } from "./parse.js";
 export { readSeedFile } from "./read.js";
 export type {
   SeedFormat,

@@ -1,51 +1,86 @@
 /** A JSON array of row objects; a syntax error anywhere makes the whole file one problem. */
-import { BAD_ENCODING, type DecodedText, spansBadLine } from "./decode.js";
+import { BAD_ENCODING, type Piece, type SeedDecoder } from "./decode.js";
 import { jsonTypeName } from "./fields.js";
-import { scanJsonArray } from "./json-scan.js";
-import type { RawRecord, ReadRecords } from "./types.js";
+import { REPEATED_KEY, repeatedKey } from "./json-keys.js";
+import { JsonArrayScanner, type JsonElement, type ScanProblem } from "./json-scan.js";
+import type { RawRecord, ReaderOutcome } from "./types.js";
 
-export function readJsonArray(decoded: DecodedText): ReadRecords {
-  const notArray = notAnArray(decoded.text);
-  if (notArray !== null) return { records: [], fileProblem: { field: null, ...notArray } };
-  const scan = scanJsonArray(decoded.text);
-  if (!("elements" in scan)) {
-    return {
-      records: [],
-      fileProblem: { line: scan.line, field: null, reason: `not valid JSON: ${scan.reason}` },
-    };
+/** Text held to name what a file that is not an array holds (a string, a number...). */
+const NOT_ARRAY_CAP = 16 * 1024 * 1024;
+
+export function* readJsonArray(
+  input: Iterable<Piece>,
+  decoder: SeedDecoder,
+  out: ReaderOutcome,
+): Generator<RawRecord> {
+  const scanner = new JsonArrayScanner();
+  let head = ""; // text before the first character that is not white space is known
+  let decided = false;
+  let notParsed: ScanProblem | null = null;
+  for (const { text, final } of input) {
+    let next = text;
+    if (!decided) {
+      head += text;
+      const first = /\S/.exec(head);
+      if (first === null && !final) continue;
+      const c = first?.[0];
+      if (c !== undefined && c !== "[") {
+        // Not an array: name what it is once the whole value is known (or too long to hold).
+        if (c !== "{" && !final && head.length < NOT_ARRAY_CAP) continue;
+        const named = notAnArray(head, final);
+        if (named !== null) {
+          out.fileProblem = { field: null, ...named };
+          return;
+        }
+      }
+      decided = true;
+      next = head;
+      head = "";
+    }
+    const scan = scanner.feed(next, final);
+    let problem: ScanProblem | null;
+    for (;;) {
+      const step = scan.next();
+      if (step.done) {
+        problem = step.value;
+        break;
+      }
+      // A structural problem anywhere wins over an element JSON.parse refuses, as when the
+      // whole file was scanned first: elements are still scanned, no longer parsed.
+      if (notParsed !== null) continue;
+      const record = toRecord(step.value, decoder);
+      if ("reason" in record) notParsed = record;
+      else yield record;
+    }
+    if (problem !== null) {
+      out.fileProblem = { field: null, line: problem.line, reason: `not valid JSON: ${problem.reason}` };
+      return;
+    }
   }
-  const records: RawRecord[] = [];
-  for (const el of scan.elements) {
-    const { line } = el;
-    if (spansBadLine(decoded, line, el.endLine)) {
-      records.push({ line, fields: null, problems: [{ field: null, reason: BAD_ENCODING }] });
-      continue;
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(el.text);
-    } catch (e) {
-      const message = (e as Error).message;
-      return {
-        records: [],
-        fileProblem: {
-          line: errorLine(message, el.text, line),
-          field: null,
-          reason: `not valid JSON: ${message}`,
-        },
-      };
-    }
-    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-      records.push({ line, fields: value as Record<string, unknown>, problems: [] });
-    } else {
-      records.push({
-        line,
-        fields: null,
-        problems: [{ field: null, reason: `expected a JSON object, got ${jsonTypeName(value)}` }],
-      });
-    }
+  if (notParsed !== null) out.fileProblem = { field: null, ...notParsed };
+}
+
+function toRecord(el: JsonElement, decoder: SeedDecoder): RawRecord | ScanProblem {
+  const { line } = el;
+  if (decoder.spansBadLine(line, el.endLine))
+    return { line, fields: null, problems: [{ field: null, reason: BAD_ENCODING }] };
+  let value: unknown;
+  try {
+    value = JSON.parse(el.text);
+  } catch (e) {
+    const message = (e as Error).message;
+    return { line: errorLine(message, el.text, line), reason: `not valid JSON: ${message}` };
   }
-  return { records, fileProblem: null };
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    const repeated = repeatedKey(el.text);
+    const problems = repeated === null ? [] : [{ field: repeated, reason: REPEATED_KEY }];
+    return { line, fields: value as Record<string, unknown>, problems };
+  }
+  return {
+    line,
+    fields: null,
+    problems: [{ field: null, reason: `expected a JSON object, got ${jsonTypeName(value)}` }],
+  };
 }
 
 const KINDS: Record<string, string> = {
@@ -59,9 +94,10 @@ const KINDS: Record<string, string> = {
 /**
  * "expected a JSON array, got an object" for a file holding one valid JSON value that is not an
  * array; null otherwise (an array, or text that is not JSON: the scanner says where it breaks).
- * An object first is named even when more follows: that is NDJSON in a .json file.
+ * An object first is named even when more follows: that is NDJSON in a .json file. `whole`:
+ * the text is the whole file (else only an object is named).
  */
-function notAnArray(text: string): { line: number; reason: string } | null {
+function notAnArray(text: string, whole: boolean): { line: number; reason: string } | null {
   const match = /\S/.exec(text);
   const first = match?.[0];
   if (match === null || first === undefined || first === "[") return null;
@@ -72,7 +108,7 @@ function notAnArray(text: string): { line: number; reason: string } | null {
     return { line, reason };
   }
   const kind = KINDS[first] ?? (/[-0-9]/.test(first) ? "a number" : null);
-  if (kind === null) return null;
+  if (kind === null || !whole) return null;
   try {
     JSON.parse(text);
   } catch {

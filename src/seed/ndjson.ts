@@ -1,23 +1,30 @@
 /** NDJSON: one JSON object per physical line; blank lines are skipped but keep their number. */
-import { BAD_ENCODING, type DecodedText } from "./decode.js";
+import { BAD_ENCODING, type Piece, type SeedDecoder } from "./decode.js";
 import { jsonTypeName } from "./fields.js";
-import type { RawRecord, ReadRecords } from "./types.js";
+import { REPEATED_KEY, repeatedKey } from "./json-keys.js";
+import type { RawRecord, ReaderOutcome } from "./types.js";
 
-export function readNdjson({ text, badLines }: DecodedText): ReadRecords {
-  const records: RawRecord[] = [];
-  let start = 0;
-  for (let line = 1; start <= text.length; line++) {
-    let end = text.indexOf("\n", start);
-    if (end === -1) end = text.length;
-    const content = text.slice(start, end);
-    start = end + 1;
-    if (badLines?.has(line)) {
-      records.push({ line, fields: null, problems: [{ field: null, reason: BAD_ENCODING }] });
-    } else if (content.trim() !== "") {
-      records.push(parseLine(line, content));
+export function* readNdjson(
+  input: Iterable<Piece>,
+  decoder: SeedDecoder,
+  _out: ReaderOutcome,
+): Generator<RawRecord> {
+  let line = 1;
+  for (const { text, final } of input) {
+    let start = 0;
+    // A piece ends at a line end: the empty text after it belongs to the next piece, except the last.
+    for (; final ? start <= text.length : start < text.length; line++) {
+      let end = text.indexOf("\n", start);
+      if (end === -1) end = text.length;
+      const content = text.slice(start, end);
+      start = end + 1;
+      if (decoder.badLines.has(line)) {
+        yield { line, fields: null, problems: [{ field: null, reason: BAD_ENCODING }] };
+      } else if (content.trim() !== "") {
+        yield parseLine(line, content);
+      }
     }
   }
-  return { records, fileProblem: null };
 }
 
 function parseLine(line: number, content: string): RawRecord {
@@ -38,5 +45,7 @@ function parseLine(line: number, content: string): RawRecord {
       problems: [{ field: null, reason: `expected a JSON object, got ${jsonTypeName(value)}` }],
     };
   }
-  return { line, fields: value as Record<string, unknown>, problems: [] };
+  const repeated = repeatedKey(content);
+  const problems = repeated === null ? [] : [{ field: repeated, reason: REPEATED_KEY }];
+  return { line, fields: value as Record<string, unknown>, problems };
 }

@@ -65,6 +65,9 @@ export function toCandidate(record: RawRecord, opts: SeedOptions): Candidate {
     );
   }
 
+  if (problems.list.length === 0 && companyId !== null && opts.companies && !opts.companies.has(companyId))
+    problems.add("company_id", `company ${companyId} is not in the config`);
+
   return {
     line,
     key,
@@ -167,6 +170,8 @@ function describeIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>):
     return `expected ${expected}, got ${jsonTypeName(value)}`;
   }
   if (issue.code === "too_small" && typeof value === "string") return "must not be empty";
+  if (issue.code === "too_small" && typeof value === "number")
+    return `must be a positive integer, got ${value}`;
   return issue.message;
 }
 

@@ -55,6 +55,8 @@ export interface SeedOptions {
   defaultCompanyId?: number;
   /** Unknown fields are problems of their rows (CSV: of the header row) instead of warnings. */
   strict?: boolean;
+  /** The companies of the config: a valid row of another company is refused. */
+  companies?: ReadonlySet<number>;
 }
 
 /** A problem before the row's line and key are attached. */
@@ -71,10 +73,10 @@ export interface RawRecord {
   problems: FieldProblem[];
 }
 
-/** A format reader's output: records, or one problem that makes the whole file unreadable. */
-export interface ReadRecords {
-  records: RawRecord[];
+/** What a format reader says besides its records (it stops after a file problem). */
+export interface ReaderOutcome {
   /** CSV: the header's column names and line (unknown columns are checked once, there). */
   header?: { names: string[]; line: number };
+  /** One problem that makes the whole file unreadable. */
   fileProblem: (FieldProblem & { line: number }) | null;
 }

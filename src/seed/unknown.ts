@@ -55,23 +55,28 @@ export function unknownColumns(names: readonly string[], line: number): SeedWarn
 }
 
 /**
- * Unknown fields of JSON records: one warning per name (its first line, how many rows have it).
- * With `strict`, each record's unknown fields are added to its problems instead.
+ * Unknown fields of JSON records, a record at a time: one warning per name (its first line, how
+ * many rows have it). With `strict`, each record's unknown fields are added to its problems instead.
  */
-export function unknownFields(records: RawRecord[], strict: boolean): SeedWarning[] {
-  const seen = new Map<string, SeedWarning>();
-  for (const record of records) {
-    if (record.fields === null) continue;
+export class UnknownFields {
+  readonly #seen = new Map<string, SeedWarning>();
+  constructor(private readonly strict: boolean) {}
+
+  add(record: RawRecord): void {
+    if (record.fields === null) return;
     for (const field in record.fields) {
       if (KNOWN.has(field)) continue;
-      let warning = seen.get(field);
+      let warning = this.#seen.get(field);
       if (warning === undefined) {
         warning = { line: record.line, field, reason: describe("field", field), rows: 0 };
-        seen.set(field, warning);
+        this.#seen.set(field, warning);
       }
       warning.rows++;
-      if (strict) record.problems.push({ field, reason: warning.reason });
+      if (this.strict) record.problems.push({ field, reason: warning.reason });
     }
   }
-  return strict ? [] : [...seen.values()];
+
+  warnings(): SeedWarning[] {
+    return this.strict ? [] : [...this.#seen.values()];
+  }
 }

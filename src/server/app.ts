@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { basicAuth } from "./auth.js";
 import { DASHBOARD_PATH, dashboard } from "./dashboard.js";
 import { healthz, readyz } from "./health.js";
+import { hostCheck, servedHosts } from "./host-check.js";
 import { metricsRoute } from "./metrics-route.js";
 import type { ServerOptions } from "./types.js";
 
@@ -11,6 +12,8 @@ const READINESS_TIMEOUT_MS = 2000;
 export function buildApp(opts: ServerOptions): Hono {
   const app = new Hono();
   app.get("/healthz", healthz);
+  // Without credentials, only a Host this server answers to (after /healthz, which shows nothing).
+  if (!opts.auth) app.use("*", hostCheck(servedHosts(opts.host, opts.allowedHosts ?? [])));
   app.get("/readyz", readyz(opts.readiness, opts.readinessTimeoutMs ?? READINESS_TIMEOUT_MS));
 
   if (opts.auth) {

@@ -28,6 +28,8 @@ export interface ServerOptions {
   port: number;
   /** When set, /metrics and /queues require these credentials; /healthz and /readyz never do. */
   auth?: BasicAuth;
+  /** Without `auth`: Host names served besides the bound address and localhost (DNS-rebinding defence). */
+  allowedHosts?: readonly string[];
   metrics: { registry: Registry };
   readiness: () => Promise<Readiness>;
   /** How long /readyz waits for readiness() before answering 503; 2000 by default. */

@@ -103,12 +103,16 @@ export const parentScenarioSchema = z.looseObject({
 
 /** Body of POST /api/projects/{projectId}/scenarios (seed 4.1), wire names. */
 export const createScenarioBodySchema = z.object({
-  project_id: int,
+  project_id: int.positive(),
   testrail_enabled: opt(z.boolean()),
   jira_enabled: opt(z.boolean()),
   xray_enabled: opt(z.boolean()),
   source_file: z.string().min(1),
-  scenario_name: z.string().min(1),
+  // Blank is refused (the service would store a name nobody can see); the name is sent as written.
+  scenario_name: z
+    .string()
+    .min(1)
+    .refine((name) => name.trim() !== "", "must not be blank"),
   description: opt(z.string()),
   parent: opt(parentScenarioSchema),
   max_execution_time: opt(int),

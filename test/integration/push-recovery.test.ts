@@ -140,7 +140,7 @@ describe.each(storeKinds())("push recovery on $name", (kind) => {
     const store = await t.store();
     const now = new Date().toISOString();
     const seed = await loadSeed(cfg, t.seed("reauth.ndjson", [seedRow("Before"), seedRow("After")]));
-    await store.outbox.record(newRequests(seed.valid), "b", seed.file, now);
+    await store.outbox.record(newRequests(seed.rows()), "b", seed.file, now);
     await store.outbox.takeReady(now);
     const clients = createClients(cfg, logger);
     const deps = { outbox: store.outbox, clientFor: clients.clientFor, acquireSlot: async () => {}, logger };
@@ -168,7 +168,7 @@ describe.each(storeKinds())("push recovery on $name", (kind) => {
       t.cfg,
       t.seed("probe.ndjson", [seedRow("Held 1"), seedRow("Held 2"), seedRow("Held 3")]),
     );
-    await store.outbox.record(newRequests(seed.valid), "b", seed.file, now);
+    await store.outbox.record(newRequests(seed.rows()), "b", seed.file, now);
     await store.outbox.takeReady(now);
     expect(await store.outbox.hold(COMPANY, { code: CREDENTIALS_REFUSED, message: "refused" }, now)).toBe(3);
     const [probe, ...more] = await store.outbox.probeHeld(now);
@@ -215,7 +215,7 @@ describe.each(storeKinds())("push recovery on $name", (kind) => {
       cfg,
       t.seed("local.ndjson", [seedRow("Parent"), seedRow("Child", { parent_key: "Parent" })]),
     );
-    await store.outbox.record(newRequests(seed.valid), "b", seed.file, now);
+    await store.outbox.record(newRequests(seed.rows()), "b", seed.file, now);
     await store.outbox.takeReady(now);
     // The first write of a created scenario fails, as on a full disk or a held lock.
     const fault = await failInserts(store, "scenarios", 1);
@@ -255,7 +255,7 @@ describe.each(storeKinds())("push recovery on $name", (kind) => {
     const store = await t.store();
     const now = new Date().toISOString();
     const seed = await loadSeed(cfg, t.seed("slow.ndjson", [seedRow("Slow one")]));
-    await store.outbox.record(newRequests(seed.valid), "b", seed.file, now);
+    await store.outbox.record(newRequests(seed.rows()), "b", seed.file, now);
     await store.outbox.takeReady(now);
     const clients = createClients(cfg, logger);
     const deps = { outbox: store.outbox, clientFor: clients.clientFor, acquireSlot: async () => {}, logger };

@@ -2,7 +2,7 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { alertsFor, healthKey } from "../../src/alerts/transitions.js";
-import { WebhookSender } from "../../src/alerts/webhook.js";
+import { WebhookSender, webhookTarget } from "../../src/alerts/webhook.js";
 import type { Logger } from "../../src/log.js";
 import { Secret } from "../../src/secret.js";
 
@@ -38,8 +38,10 @@ describe("WebhookSender", () => {
   let url: string;
   const bodies: string[] = [];
   let failFirst = 0;
+  const seen: { url: string; authorization: string | undefined }[] = [];
   beforeAll(async () => {
     server = createServer((req, res) => {
+      seen.push({ url: req.url ?? "", authorization: req.headers.authorization });
       let body = "";
       req.on("data", (d) => {
         body += d;
@@ -62,17 +64,20 @@ describe("WebhookSender", () => {
     await new Promise<void>((r) => server.close(() => r()));
   });
 
+  /** A logger that keeps every line with its child bindings, as pino would write them. */
   function recordingLogger() {
     const lines: string[] = [];
-    const log = (level: string) => (fields: unknown, msg?: string) =>
-      lines.push(`${level} ${JSON.stringify(fields)} ${msg ?? ""}`);
-    const logger = {
-      info: log("info"),
-      warn: log("warn"),
-      error: log("error"),
-      child: () => logger,
-    } as unknown as Logger;
-    return { lines, logger };
+    const make = (bindings: object): Logger => {
+      const log = (level: string) => (fields: unknown, msg?: string) =>
+        lines.push(`${level} ${JSON.stringify({ ...bindings, ...(fields as object) })} ${msg ?? ""}`);
+      return {
+        info: log("info"),
+        warn: log("warn"),
+        error: log("error"),
+        child: (more: object) => make({ ...bindings, ...more }),
+      } as unknown as Logger;
+    };
+    return { lines, logger: make({}) };
   }
 
   it("retries a failed delivery with backoff, sends each alert once, in order, and never logs the URL", async () => {
@@ -115,5 +120,66 @@ describe("WebhookSender", () => {
     await sender.flush();
     expect(lines.filter((l) => l.startsWith("error")).join("")).toContain("alert not delivered; giving up");
     failFirst = 0;
+  });
+
+  it("sends a URL's user and password as a Basic Authorization header, and they reach no log line", async () => {
+    const password = "p@ss:w0rd-LEAKME";
+    const withCreds = url.replace("http://", `http://hook-user:${encodeURIComponent(password)}@`);
+    failFirst = 2; // two failures: the warn lines are logged, as a failure's are in production
+    seen.length = 0;
+    const { lines, logger } = recordingLogger();
+    const sender = new WebhookSender({
+      url: new Secret(withCreds),
+      timeoutMs: 2000,
+      logger,
+      sleep: async () => {},
+    });
+    sender.send({ event: "sync_failed", company_id: 1 });
+    await sender.flush();
+    expect(seen).toHaveLength(3);
+    const expected = `Basic ${Buffer.from(`hook-user:${password}`).toString("base64")}`;
+    for (const request of seen) {
+      expect(request.authorization).toBe(expected);
+      expect(request.url).toBe("/hooks/SECRET-PATH");
+    }
+    const logged = lines.join("\n");
+    expect(logged).toContain("HTTP 503");
+    expect(logged).toContain(new URL(url).origin);
+    for (const leak of [
+      "LEAKME",
+      encodeURIComponent(password),
+      "hook-user",
+      expected.slice(6),
+      "SECRET-PATH",
+    ])
+      expect(logged).not.toContain(leak);
+  });
+
+  it("says why an unreachable webhook failed without its credentials or path", async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", r));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const { lines, logger } = recordingLogger();
+    const sender = new WebhookSender({
+      url: new Secret(`http://u:LEAKME-pw@127.0.0.1:${port}/T0KEN`),
+      timeoutMs: 2000,
+      logger,
+      attempts: 2,
+      sleep: async () => {},
+    });
+    sender.send({ event: "company_stale", company_id: 2 });
+    await sender.flush();
+    const logged = lines.join("\n");
+    expect(logged).toContain("ECONNREFUSED");
+    expect(logged).not.toMatch(/LEAKME|T0KEN|u:/);
+  });
+
+  it("keeps the target printable: its URL and header are Secrets", () => {
+    const target = webhookTarget(new Secret("https://a%40b:c%3Ad@hooks.example.com/x?t=1"));
+    expect(target.url.reveal()).toBe("https://hooks.example.com/x?t=1");
+    expect(target.authorization?.reveal()).toBe(`Basic ${Buffer.from("a@b:c:d").toString("base64")}`);
+    expect(JSON.stringify(target)).not.toMatch(/hooks\.example\.com\/x|YUBi/);
+    expect(webhookTarget(new Secret("https://hooks.example.com/x")).authorization).toBeNull();
   });
 });

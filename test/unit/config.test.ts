@@ -307,7 +307,7 @@ describe("parseConfig refusals", () => {
     {
       name: "a key nothing resembles, listing the keys allowed there",
       raw: minimal({ alerts: { zzzzzzzz: 1 } }),
-      mentions: ['alerts: unknown key "zzzzzzzz" (allowed here: webhookUrl, timeoutMs)'],
+      mentions: ['alerts: unknown key "zzzzzzzz" (allowed here: webhookUrl, timeoutMs, allowInsecureHttp)'],
     },
     {
       name: "a wrongly typed number",

@@ -24,10 +24,11 @@ describe("tokenizeCsv", () => {
     ["doubled quotes", '"say ""hi""",x', [r(1, 1, ['say "hi"', "x"])]],
     ["an empty quoted cell", '"",x', [r(1, 1, ["", "x"])]],
     [
-      "newlines inside quotes, counted for the next record",
+      "newlines inside quotes, counted for the next record; a CRLF there becomes LF",
       'a,"line1\nline2\r\nline3"\nb,c',
-      [r(1, 3, ["a", "line1\nline2\r\nline3"]), r(4, 4, ["b", "c"])],
+      [r(1, 3, ["a", "line1\nline2\nline3"]), r(4, 4, ["b", "c"])],
     ],
+    ["a lone CR inside quotes, kept", '"a\rb",c', [r(1, 1, ["a\rb", "c"])]],
     ["a quote inside an unquoted cell, kept", 'ab"c,d', [r(1, 1, ['ab"c', "d"])]],
     ["a blank line", "a\n\nb", [r(1, 1, ["a"]), r(2, 2, [""]), r(3, 3, ["b"])]],
     [

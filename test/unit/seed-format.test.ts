@@ -41,16 +41,19 @@ describe("readSeedFile", () => {
   it.each(["examples/scenarios.ndjson", "examples/scenarios.csv"])(
     "reads %s without problems, parents first",
     async (path) => {
-      const r = await readSeedFile(path, {});
-      expect(r.invalid).toEqual([]);
-      expect(r.total).toBe(6);
-      expect(new Set(r.valid.map((v) => v.companyId))).toEqual(new Set([5251]));
+      const file = await readSeedFile(path, {});
+      const rows = new Map([...file.rows()].map((row) => [row.index, row]));
+      const valid = [...file.check.order].map((i) => rows.get(i)!);
+      expect(file.check.invalid).toEqual([]);
+      expect(file.check.total).toBe(6);
+      expect(valid).toHaveLength(6);
+      expect(new Set(valid.map((v) => v.companyId))).toEqual(new Set([5251]));
       const seen = new Set<string>();
-      for (const row of r.valid) {
+      for (const row of valid) {
         if (row.parentKey !== null) expect(seen.has(row.parentKey)).toBe(true);
         seen.add(row.key);
       }
-      expect(r.valid.filter((v) => v.parentKey !== null)).toHaveLength(3);
+      expect(valid.filter((v) => v.parentKey !== null)).toHaveLength(3);
     },
   );
 

@@ -1,7 +1,21 @@
 /** JSON-array seed files: the line of each element, and one problem for a syntax error. */
 import { describe, expect, it } from "vitest";
 import { parseSeed, type SeedParseResult } from "../../src/seed/index.js";
-import { scanJsonArray } from "../../src/seed/json-scan.js";
+import { JsonArrayScanner, type JsonElement, type ScanProblem } from "../../src/seed/json-scan.js";
+
+/** The scanner over the text cut into parts of `size` characters. */
+function scanJsonArray(text: string, size = text.length): { elements: JsonElement[] } | ScanProblem {
+  const scanner = new JsonArrayScanner();
+  const elements: JsonElement[] = [];
+  for (let at = 0; ; at += size) {
+    const final = at + size >= text.length;
+    const scan = scanner.feed(text.slice(at, at + size), final);
+    let step = scan.next();
+    for (; !step.done; step = scan.next()) elements.push(step.value);
+    if (step.value !== null) return step.value;
+    if (final) return { elements };
+  }
+}
 
 const encoder = new TextEncoder();
 const row = (name: string, extra = "") =>
@@ -84,15 +98,18 @@ describe("parseSeed json", () => {
   });
 });
 
-describe("scanJsonArray", () => {
-  it("is not fooled by brackets, commas and escaped quotes inside strings", () => {
-    const scan = scanJsonArray('[{"a":"],[\\"{"}, ["x,y"] ,3]');
-    expect(scan).toEqual({
-      elements: [
-        { text: '{"a":"],[\\"{"}', line: 1, endLine: 1 },
-        { text: '["x,y"] ', line: 1, endLine: 1 },
-        { text: "3", line: 1, endLine: 1 },
-      ],
-    });
-  });
+describe("JsonArrayScanner", () => {
+  it.each([1, 2, 3, 7, 100])(
+    "is not fooled by brackets, commas and escaped quotes inside strings, in parts of %i",
+    (size) => {
+      const scan = scanJsonArray('[{"a":"],[\\"{"}, ["x,y"] ,3]', size);
+      expect(scan).toEqual({
+        elements: [
+          { text: '{"a":"],[\\"{"}', line: 1, endLine: 1 },
+          { text: '["x,y"] ', line: 1, endLine: 1 },
+          { text: "3", line: 1, endLine: 1 },
+        ],
+      });
+    },
+  );
 });

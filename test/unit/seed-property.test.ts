@@ -1,7 +1,13 @@
 /** parseSeed is total: any bytes, any format, give rows and problems with usable line numbers. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseSeed, type SeedFormat, type SeedParseResult } from "../../src/seed/index.js";
+import {
+  checkSeed,
+  parseSeed,
+  type SeedFormat,
+  type SeedParseResult,
+  validRows,
+} from "../../src/seed/index.js";
 import { garbage, weirdNumber, weirdString } from "../support/wire-arbitraries.js";
 
 const encoder = new TextEncoder();
@@ -133,5 +139,37 @@ describe("parseSeed on hostile bytes", () => {
     );
     expect(valid).toBeGreaterThan(100);
     expect(invalid).toBeGreaterThan(100);
+  });
+});
+
+describe("reading a file a chunk at a time", () => {
+  /** checkSeed + validRows over the bytes cut at the given places, as parseSeed's result. */
+  function chunked(bytes: Uint8Array, cuts: number[], format: SeedFormat): SeedParseResult {
+    const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+    const source = () => {
+      const parts: Uint8Array[] = [];
+      let from = 0;
+      for (const to of [...at, bytes.length]) {
+        parts.push(bytes.subarray(from, to));
+        from = to;
+      }
+      return parts;
+    };
+    const opts = { defaultCompanyId: 5251 };
+    const check = checkSeed(source, format, opts);
+    const rows = new Map(
+      [...validRows(source, format, opts, check)].map(({ index, ...row }) => [index, row]),
+    );
+    const valid = [...check.order].map((i) => rows.get(i)!);
+    return { format, total: check.total, valid, invalid: check.invalid, warnings: check.warnings };
+  }
+
+  it.each(FORMATS)("gives %s the same rows, problems and warnings wherever the chunks end", (format) => {
+    fc.assert(
+      fc.property(anyBytes, fc.array(fc.nat(), { maxLength: 12 }), (bytes, cuts) => {
+        expect(chunked(bytes, cuts, format)).toEqual(parseSeed(bytes, format, { defaultCompanyId: 5251 }));
+      }),
+      RUNS,
+    );
   });
 });

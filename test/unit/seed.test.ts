@@ -135,6 +135,14 @@ describe("parseSeed: bad rows are reported with line, field and reason", () => {
       ["1 source_file: missing required field"],
     ],
     ["empty scenario_name", base("S", { scenario_name: "" }), {}, ["1 scenario_name: must not be empty"]],
+    ["blank scenario_name", base("S", { scenario_name: " \t " }), {}, ["1 scenario_name: must not be blank"]],
+    ["project_id 0", base("S", { project_id: 0 }), {}, ["1 project_id: must be a positive integer, got 0"]],
+    [
+      "project_id -1",
+      base("S", { project_id: -1 }),
+      {},
+      ["1 project_id: must be a positive integer, got -1"],
+    ],
     [
       "missing company_id and several companies",
       base("S", { company_id: undefined }),

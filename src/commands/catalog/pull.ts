@@ -63,7 +63,8 @@ other command that opens the database does this too; run it alone to prepare a d
 ahead of time. Safe when several processes do it at once.
 
 Options:
-  --db PATH|URL       database (default: the config's "database")`,
+  --db PATH|URL       database (default: the config's "database"); env:NAME reads it from the
+                        environment variable NAME, so a password stays out of the process list`,
   options: { db: { type: "string" } },
   load: () => import("../pull.js").then((m) => m.runMigrate),
 };
@@ -88,7 +89,8 @@ Example: tas-sync query "SELECT platform, count(*) FROM plans WHERE deleted_at I
 
 Options:
   --db PATH|URL       SQLite file or postgres:// URL (default: the config's "database"; the
-                        config file is then not read)
+                        config file is then not read); env:NAME reads it from the environment
+                        variable NAME, so a password stays out of the process list
   --format FORMAT     table (default): aligned columns for people; NULL shows as NULL, control
                         characters as escapes (\\x1b, \\n, \\t); long cells end in "…"; the
                         widths come from the first 1000 rows
