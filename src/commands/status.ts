@@ -17,6 +17,8 @@ interface Report {
   held: HeldCompany[];
   /** Schema changes not acknowledged yet, per company. */
   openChanges: Map<number, number>;
+  /** Records the newest sync rejected, per company (v_rejected_now). */
+  rejectedNow: Map<number, number>;
 }
 
 export const runStatus: CommandRun = async (ctx) => {
@@ -51,6 +53,7 @@ async function collect(ctx: CommandContext, store: Store, cfg: Config): Promise<
     reasons: await store.outbox.failureReasons(),
     held: await store.outbox.heldCompanies(),
     openChanges: await store.schema.openChanges(ids),
+    rejectedNow: await store.runs.rejectedNow(ids),
   };
 }
 
@@ -68,6 +71,7 @@ function toJson(r: Report) {
       last_success_at: c.lastSuccessAt?.toISOString() ?? null,
       next_run_at: next ? iso(next.get(c.companyId)) : null,
       open_schema_changes: r.openChanges.get(c.companyId) ?? 0,
+      rejected_now: r.rejectedNow.get(c.companyId) ?? 0,
       last_run: c.lastRun && {
         run_id: c.lastRun.id,
         status: c.lastRun.status,
@@ -103,6 +107,7 @@ function printText(ctx: CommandContext, r: Report): void {
     counts: c.lastRun
       ? `+${c.lastRun.counts.inserted} ~${c.lastRun.counts.updated} -${c.lastRun.counts.deleted} !${c.lastRun.counts.rejected}`
       : "",
+    rejected_now: r.rejectedNow.get(c.companyId) ?? 0,
     last_success: c.lastSuccessAt?.toISOString() ?? "never",
     next_run: next ? (iso(next.get(c.companyId)) ?? "not scheduled") : "unknown",
   }));

@@ -22,6 +22,8 @@ export interface SnapshotIndex {
     /** Content hash -> plan id (any of the company's plans, live or deleted). */
     byHash: Map<string, number>;
     byId: Map<number, KnownRecord>;
+    /** Plans of the company in unlisted_plans: missing from a list since their last sighting. */
+    unlisted: Set<number>;
   };
   /** The run's reports that the database knows. */
   reports: Map<number, KnownRecord>;
@@ -37,8 +39,13 @@ export type SnapshotOp =
   | { op: "plan.revive"; id: number; hash: string }
   /** A stored plan's rows made again from its stored text (replay): no new version, no sighting. */
   | { op: "plan.renormalize"; plan: PlanRowSet }
-  /** Seen, unchanged, in a list whose deletions were held back (a complete list says it for all). */
-  | { op: "plan.seen"; id: number }
+  /**
+   * A live plan missing from a list whose deletions were held back: its last sighting is kept
+   * (unlisted_plans), since the list's own (sync_state.plans_seen_at) does not hold for it.
+   */
+  | { op: "plan.unlisted"; id: number }
+  /** An unlisted plan is in a list again (or no longer the company's live plan): no longer unlisted. */
+  | { op: "plan.listed"; id: number }
   | { op: "plan.delete"; id: number }
   | { op: "report.write"; report: ReportRowSet; rawJson: string; hash: string; known: boolean }
   | { op: "report.revive"; id: number; hash: string }
@@ -51,6 +58,8 @@ export type SnapshotOp =
       entityId: number | null;
       reason: string;
       rawJson: string | null;
+      /** contentHash of rawJson (of "" when there is none): with the id, what makes it the same content. */
+      hash: string;
     }
   | ({ op: "error" } & SyncErrorRecord)
   /** The run's observations of the service (see port-schema.ts). */
@@ -80,6 +89,16 @@ export interface SnapshotEnd {
   run: Omit<RunEnd, "finishedAt">;
   /** The plan list was complete (deletions applied): every live plan of the company was in it. */
   plansListed: boolean;
+  /**
+   * The plan list was applied, complete or not: every live plan of the company was in it but
+   * those its `plan.unlisted` operations name (now or before) (sync_state.plans_seen_at).
+   */
+  plansSeen: boolean;
+  /**
+   * Its `reject` operations are what the company has rejected now (a sync that applied; not a
+   * replay): a rejection not met again ends its episode.
+   */
+  rejections: boolean;
 }
 
 /**

@@ -7,11 +7,11 @@ import type { StoredKey, StoredRecord } from "./port-snapshot.js";
 
 /** The records of `entity` the company's newest sync (not a replay) rejected, with their text. */
 function rejected(entity: "plan" | "scheduled_report"): string {
-  return `SELECT entity_id AS id, raw_json AS raw FROM rejected_records
-           WHERE run_id = (SELECT max(id) FROM sync_runs WHERE company_id = :company AND trigger <> 'replay'
-               AND status IN ('succeeded', 'partial'))
-             AND entity = '${entity}' AND entity_id IS NOT NULL AND raw_json IS NOT NULL AND entity_id > :after
-           ORDER BY entity_id LIMIT :limit`;
+  return `SELECT r.entity_id AS id, r.raw_json AS raw FROM rejected_records r
+           JOIN sync_state s ON s.company_id = r.company_id AND s.rejections_run_id = r.last_run_id
+           WHERE r.company_id = :company AND r.entity = '${entity}' AND r.entity_id IS NOT NULL
+             AND r.raw_json IS NOT NULL AND r.entity_id > :after
+           ORDER BY r.entity_id LIMIT :limit`;
 }
 
 const SOURCES = {

@@ -75,7 +75,7 @@ export function* replayOps(index: SnapshotIndex, input: ReplayInput): SnapshotOp
     counts,
     error: errors.length ? errors.join("; ") : null,
   };
-  return { run: end, plansListed: false };
+  return { run: end, plansListed: false, plansSeen: false, rejections: false };
 }
 
 /** A stored record's rows, made again (counted `unchanged`); null when its text no longer reads. */

@@ -9,7 +9,7 @@ import { truncate } from "../normalize/text.js";
 import type { RunCounts, RunEnd } from "../store/port-runs.js";
 import type { SnapshotEnd, SnapshotIndex, SnapshotOp, SnapshotOps } from "../store/port-snapshot.js";
 import type { RunObserver } from "./observing.js";
-import type { PlanListReceiver } from "./plan-list.js";
+import { contentHash, type PlanListReceiver } from "./plan-list.js";
 import { type ReportFetch, reportOps } from "./report-ops.js";
 
 export type { ReportFetch };
@@ -43,7 +43,7 @@ const MAX_TAIL_CHARS = 64 * 1024;
 export function* snapshotOps(index: SnapshotIndex, input: SnapshotInput): SnapshotOps {
   const { errors, observer } = input;
   if (observer) yield* observer.countStored();
-  let plans = { ok: false, listed: false };
+  let plans = { ok: false, listed: false, seen: false };
   if ("error" in input.plans) {
     // A failed list writes nothing and deletes nothing.
     const e = input.plans.error;
@@ -64,7 +64,12 @@ export function* snapshotOps(index: SnapshotIndex, input: SnapshotInput): Snapsh
     counts: input.counts,
     error: errors.length ? errors.join("; ") : null,
   };
-  return { run, plansListed: plans.listed } satisfies SnapshotEnd;
+  return {
+    run,
+    plansListed: plans.listed,
+    plansSeen: plans.seen,
+    rejections: status !== "failed",
+  } satisfies SnapshotEnd;
 }
 
 const planError = (code: string, httpStatus: number | null, message: string): SnapshotOp => ({
@@ -85,7 +90,7 @@ function* planOps(
   index: SnapshotIndex,
   input: SnapshotInput,
   received: Exclude<PlanList, { error: ApiError }>,
-): Generator<SnapshotOp, { ok: boolean; listed: boolean }> {
+): Generator<SnapshotOp, { ok: boolean; listed: boolean; seen: boolean }> {
   const { companyId, counts, errors } = input;
   const { list } = received;
   const { byId } = index.plans;
@@ -102,7 +107,14 @@ function* planOps(
     // A known plan that now fails validation still exists: do not delete it.
     if (id === null) anonymous++;
     else if (!seen.has(id)) seen.set(id, -1);
-    return { op: "reject", entity: "plan", entityId: id, reason, rawJson: text };
+    return {
+      op: "reject",
+      entity: "plan",
+      entityId: id,
+      reason,
+      rawJson: text,
+      hash: contentHash(text ?? ""),
+    };
   };
   for (const fresh of list.fresh()) {
     const r = fresh.read;
@@ -142,7 +154,6 @@ function* planOps(
     if (known) counts.updated++;
     else counts.inserted++;
   }
-  const unchanged: number[] = [];
   for (const id of list.matched.keys()) {
     if (overridden.has(id)) continue;
     const revived = list.revivals.get(id);
@@ -150,10 +161,7 @@ function* planOps(
       input.observer?.revived("plan", revived, id);
       yield { op: "plan.revive", id, hash: (byId.get(id) as { hash: string }).hash };
       counts.updated++;
-    } else {
-      unchanged.push(id);
-      counts.unchanged++;
-    }
+    } else counts.unchanged++;
   }
   const foreign = foreignCount > 0;
   if (foreign) {
@@ -183,33 +191,53 @@ function* planOps(
       : cutOff
         ? "the list is incomplete"
         : `${anonymous} rejected record(s) have no usable id, so any of them may be a plan that seems gone`;
-    input.heldBack.plans = yield* heldBack(unchanged, byId, seen, why, errors);
-    return { ok: !foreign, listed: false };
+    yield* listedAgain(index, seen);
+    input.heldBack.plans = yield* heldBack(index, seen, why, errors);
+    return { ok: !foreign, listed: false, seen: true };
   }
+  yield* listedAgain(index, seen);
   for (const [id, known] of byId) {
     if (known.deleted || seen.has(id)) continue;
     yield { op: "plan.delete", id };
     counts.deleted++;
   }
-  return { ok: true, listed: true };
+  return { ok: true, listed: true, seen: true };
 }
 
 function twice(id: number, kept: number, other: number, rejected: string): string {
   return `plan id ${id} appears twice in the response (elements ${kept + 1} and ${other + 1}); ${rejected} was rejected`;
 }
 
-/** Deletions cannot be told apart from plans we could not read: delete nothing, and say so. */
+/**
+ * The unlisted plans that this list holds again, and those that are no longer the company's live
+ * plans (taken over, deleted): no longer unlisted. (A complete list's deletions end the rest.)
+ */
+function* listedAgain(index: SnapshotIndex, seen: ReadonlyMap<number, number>): Generator<SnapshotOp> {
+  for (const id of index.plans.unlisted) {
+    const known = index.plans.byId.get(id);
+    if (seen.has(id) || !known || known.deleted) yield { op: "plan.listed", id };
+  }
+}
+
+/**
+ * Deletions cannot be told apart from plans we could not read: delete nothing, and say so. The
+ * list vouches for the plans it holds (sync_state.plans_seen_at, one write for all of them); a
+ * live plan missing from it keeps its last sighting (unlisted_plans), written once when it goes
+ * missing, so that a list that keeps an unreadable element writes no plan row run after run.
+ */
 function* heldBack(
-  unchanged: readonly number[],
-  byId: SnapshotIndex["plans"]["byId"],
+  index: SnapshotIndex,
   seen: ReadonlyMap<number, number>,
   why: string,
   errors: string[],
 ): Generator<SnapshotOp, number> {
-  // No complete list vouches for these plans: each sighting is written on its row.
-  for (const id of unchanged) yield { op: "plan.seen", id };
+  const { byId, unlisted } = index.plans;
   let missing = 0;
-  for (const [id, known] of byId) if (!known.deleted && !seen.has(id)) missing++;
+  for (const [id, known] of byId) {
+    if (known.deleted || seen.has(id)) continue;
+    missing++;
+    if (!unlisted.has(id)) yield { op: "plan.unlisted", id };
+  }
   const message = `${missing} plan(s) missing from the list were not marked deleted: ${why}`;
   errors.push(`plans: deletions held back: ${message}`);
   yield planError("DELETIONS_HELD_BACK", null, message);
