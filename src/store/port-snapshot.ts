@@ -63,26 +63,20 @@ export type SnapshotOp =
     }
   | ({ op: "error" } & SyncErrorRecord)
   /** The run's observations of the service (see port-schema.ts). */
-  | { op: "schema.write"; write: SchemaWrite }
-  /**
-   * Asks for stored records' JSON text, in pages by id (`after` the last id of the previous
-   * page): `replaced` the contents this snapshot replaced or deleted so far (what they were),
-   * `live` every live record of the company, `rejected` the records the company's newest
-   * sync (not a replay) rejected (with their id and text). The store answers it: the reply to this
-   * yield.
-   */
-  | { op: "stored"; of: "replaced" | "live" | "rejected"; after: StoredKey | null; limit: number };
+  | { op: "schema.write"; write: SchemaWrite };
 
-/** Where a page of stored records ends: the next page starts after it. */
-export interface StoredKey {
+/** A stored record's JSON text, as read before a snapshot's transaction. */
+export interface StoredRecord {
   entity: "plan" | "scheduled_report";
   id: number;
-}
-
-/** A stored record's text, as the store answers a "stored" operation. */
-export interface StoredRecord extends StoredKey {
   rawJson: string;
 }
+
+/**
+ * Which stored texts to read: `live` every live record of the company, `rejected` the records
+ * its newest sync (not a replay) rejected (with an id and a text), or the live ones among ids.
+ */
+export type StoredSelection = "live" | "rejected" | { plans: readonly number[]; reports: readonly number[] };
 
 /** How a snapshot ends, known once its last operation is out. */
 export interface SnapshotEnd {
@@ -102,11 +96,10 @@ export interface SnapshotEnd {
 }
 
 /**
- * The operations of a snapshot, decided against an index; its return value ends it. The store
- * answers a "stored" operation with its page of records (the value of that yield); every other
- * operation with undefined.
+ * The operations of a snapshot, decided against an index and what was read before it: a plain
+ * sequence of writes (the store answers none of them); its return value ends the run.
  */
-export type SnapshotOps = Generator<SnapshotOp, SnapshotEnd, StoredRecord[] | undefined>;
+export type SnapshotOps = Generator<SnapshotOp, SnapshotEnd, undefined>;
 
 export interface SnapshotMeta {
   companyId: number;
@@ -130,6 +123,11 @@ export type ApplyResult =
 export interface SnapshotStore {
   /** The company's index now, and its reports among `reportIds` (narrow reads, no write lock). */
   index(companyId: number, reportIds: readonly number[]): Promise<SnapshotIndex>;
+  /**
+   * The selected stored texts of the company, outside any transaction (what a snapshot needs
+   * of them is read before it is applied), in pages: plans, then reports, each by id.
+   */
+  stored(companyId: number, which: StoredSelection, visit: (r: StoredRecord) => void): Promise<void>;
   /**
    * In one transaction: unless a newer snapshot of the company was applied or its generation
    * moved, write every operation `ops` yields, end the run, and record the snapshot as applied

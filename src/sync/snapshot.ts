@@ -1,16 +1,18 @@
 /**
  * What one company's snapshot changes, as a generator of store operations decided against the
- * index read before the download. The store runs it inside its transaction; the only work left
- * for then is reading the spooled elements (those past the read-ahead budget).
+ * index read before the download and the stored texts read after it (never asking the store
+ * anything back). The store runs it inside its transaction; the only work left for then is
+ * reading the spooled elements (those past the read-ahead budget).
  */
 import type { ApiError } from "../api/errors.js";
 import { normalizePlan } from "../normalize/index.js";
 import { truncate } from "../normalize/text.js";
 import type { RunCounts, RunEnd } from "../store/port-runs.js";
 import type { SnapshotEnd, SnapshotIndex, SnapshotOp, SnapshotOps } from "../store/port-snapshot.js";
-import type { RunObserver } from "./observing.js";
+import { type RunObserver, storedKey } from "./observing.js";
 import { contentHash, type PlanListReceiver } from "./plan-list.js";
 import { type ReportFetch, reportOps } from "./report-ops.js";
+import type { StoredTexts } from "./stored-texts.js";
 
 export type { ReportFetch };
 
@@ -28,6 +30,8 @@ export interface SnapshotInput {
   startedAt: string;
   /** Observes the service's schema as the records go (null: schema.observe is off). */
   observer: RunObserver | null;
+  /** The stored texts of the contents this snapshot may replace (see `replaceable`), for the observer. */
+  stored: StoredTexts | null;
   plans: PlanList;
   reports: readonly ReportFetch[];
   counts: RunCounts;
@@ -40,9 +44,32 @@ export interface SnapshotInput {
 /** Longest tail of a cut-off list kept in rejected_records. */
 const MAX_TAIL_CHARS = 64 * 1024;
 
+/**
+ * The live records whose stored content a snapshot may replace or delete, known once the list
+ * is in: every live plan not received unchanged, every live report. Their texts are read before
+ * the transaction (the observer takes back what the replaced ones had added).
+ */
+export function replaceable(index: SnapshotIndex, plans: PlanList): { plans: number[]; reports: number[] } {
+  const matched = "list" in plans ? plans.list.matched : new Map<number, number>();
+  const out = { plans: [] as number[], reports: [] as number[] };
+  if ("error" in plans) return out;
+  for (const [id, known] of index.plans.byId) if (!known.deleted && !matched.has(id)) out.plans.push(id);
+  for (const [id, known] of index.reports) if (!known.deleted) out.reports.push(id);
+  return out;
+}
+
 export function* snapshotOps(index: SnapshotIndex, input: SnapshotInput): SnapshotOps {
   const { errors, observer } = input;
-  if (observer) yield* observer.countStored();
+  /** The live contents this snapshot replaces or deletes (storedKey). */
+  const replaced = new Set<string>();
+  const note = (o: SnapshotOp) => {
+    if (o.op === "plan.update" && index.plans.byId.get(o.plan.plan.id as number)?.deleted === false)
+      replaced.add(storedKey("plan", o.plan.plan.id as number));
+    else if (o.op === "plan.delete") replaced.add(storedKey("plan", o.id));
+    else if (o.op === "report.write" && index.reports.get(o.report.report.id as number)?.deleted === false)
+      replaced.add(storedKey("scheduled_report", o.report.report.id as number));
+    else if (o.op === "report.delete") replaced.add(storedKey("scheduled_report", o.id));
+  };
   let plans = { ok: false, listed: false, seen: false };
   if ("error" in input.plans) {
     // A failed list writes nothing and deletes nothing.
@@ -50,11 +77,11 @@ export function* snapshotOps(index: SnapshotIndex, input: SnapshotInput): Snapsh
     errors.push(`plans: ${e.message}`);
     yield planError(e.code, e.status ?? null, e.message);
   } else {
-    plans = yield* planOps(index, input, input.plans);
+    plans = yield* noting(planOps(index, input, input.plans), note);
   }
-  const reportErrors = yield* reportOps(index, input, plans.ok);
+  const reportErrors = yield* noting(reportOps(index, input, plans.ok), note);
   if (observer) {
-    yield* observer.uncountReplaced();
+    observer.uncountReplaced(input.stored, replaced);
     const write = observer.finish(input.runId, input.startedAt, plans.listed);
     if (write) yield write;
   }
@@ -70,6 +97,15 @@ export function* snapshotOps(index: SnapshotIndex, input: SnapshotInput): Snapsh
     plansSeen: plans.seen,
     rejections: status !== "failed",
   } satisfies SnapshotEnd;
+}
+
+/** Yields what `ops` yields, showing each operation to `note` first; returns what it returns. */
+function* noting<R>(ops: Generator<SnapshotOp, R>, note: (o: SnapshotOp) => void): Generator<SnapshotOp, R> {
+  for (let step = ops.next(); ; step = ops.next()) {
+    if (step.done) return step.value;
+    note(step.value);
+    yield step.value;
+  }
 }
 
 const planError = (code: string, httpStatus: number | null, message: string): SnapshotOp => ({

@@ -87,11 +87,11 @@ export async function applySnapshot(
       let n = 0;
       while (!step.done) {
         signal?.throwIfAborted();
-        const reply = await writer.add(step.value);
+        await writer.add(step.value);
         // Let the batch being written go on: its replies arrive as I/O, which awaiting an
         // operation (a microtask) never lets in.
         if (writer.busy && ++n % YIELD_EVERY === 0) await setImmediate();
-        step = ops.next(reply);
+        step = ops.next();
       }
       await writer.flush();
       const end: RunEnd = { ...step.value.run, finishedAt: meta.finishedAt() };

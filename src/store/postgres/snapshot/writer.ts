@@ -7,8 +7,7 @@
  * write in flight at a time, in order, its failure reported by the next add or flush.
  */
 
-import type { SnapshotMeta, SnapshotOp, StoredRecord } from "../../port-snapshot.js";
-import { numbered, storedPage } from "../../stored-pages.js";
+import type { SnapshotMeta, SnapshotOp } from "../../port-snapshot.js";
 import type { PoolClient } from "../pool.js";
 import { type RejectionContext, recordRejected, recordSyncError } from "../runs/record.js";
 import { writeSchema } from "../schema/index.js";
@@ -70,16 +69,8 @@ export class SnapshotWriter {
     return this.#writing !== null;
   }
 
-  /**
-   * Takes one operation; writes when the batch is full or the operation cannot wait. Answers a
-   * "stored" operation with its page (everything before it written first).
-   */
-  async add(o: SnapshotOp): Promise<StoredRecord[] | undefined> {
-    const reply = await this.#add(o);
-    return Array.isArray(reply) ? reply : undefined;
-  }
-
-  async #add(o: SnapshotOp): Promise<unknown> {
+  /** Takes one operation; writes when the batch is full or the operation cannot wait. */
+  async add(o: SnapshotOp): Promise<void> {
     const { db } = this;
     switch (o.op) {
       case "plan.insert":
@@ -122,20 +113,6 @@ export class SnapshotWriter {
         return this.#reports.renormalize(db, o.report);
       case "schema.write":
         return writeSchema(db, this.meta.companyId, this.meta.runId, this.meta.startedAt, o.write);
-      case "stored": {
-        const page = storedPage(
-          o.of,
-          { at: this.meta.startedAt, company: this.meta.companyId },
-          o.after,
-          o.limit,
-        );
-        let q = page.next([]);
-        while (!q.done) {
-          const { text, values } = numbered(q.value.sql, q.value.params);
-          q = page.next((await db.query<{ id: string; raw: string }>(text, values)).rows);
-        }
-        return q.value;
-      }
     }
   }
 

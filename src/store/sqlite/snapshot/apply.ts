@@ -5,7 +5,6 @@
  */
 import type { RunEnd } from "../../port-runs.js";
 import type { ApplyResult, SnapshotMeta, SnapshotOp, SnapshotOps } from "../../port-snapshot.js";
-import { storedPage } from "../../stored-pages.js";
 import type { Sqlite } from "../connection.js";
 import { prepared } from "../prepared.js";
 import { finishRun, recordRejected, recordSyncError } from "../runs/record.js";
@@ -49,8 +48,8 @@ export function applySnapshot(sqlite: Sqlite, meta: SnapshotMeta, ops: SnapshotO
       const write = writer(sqlite, meta, state, touched);
       let step = ops.next();
       while (!step.done) {
-        const reply = write(step.value);
-        step = ops.next(Array.isArray(reply) ? reply : undefined);
+        write(step.value);
+        step = ops.next();
       }
       const end: RunEnd = { ...step.value.run, finishedAt: meta.finishedAt() };
       finishRun(sqlite, meta.runId, end);
@@ -90,7 +89,7 @@ function writer(
   meta: SnapshotMeta,
   state: State,
   touched: Set<number>,
-): (op: SnapshotOp) => unknown {
+): (op: SnapshotOp) => void {
   const at = meta.startedAt;
   const { runId, companyId } = meta;
   const plans = new PlanWriter(sqlite, {
@@ -134,12 +133,6 @@ function writer(
         return recordSyncError(sqlite, runId, o);
       case "schema.write":
         return writeSchema(sqlite, companyId, runId, at, o.write);
-      case "stored": {
-        const page = storedPage(o.of, { at, company: companyId }, o.after, o.limit);
-        let q = page.next([]);
-        while (!q.done) q = page.next(prepared(sqlite, q.value.sql).all(q.value.params) as never);
-        return q.value;
-      }
     }
   };
 }
