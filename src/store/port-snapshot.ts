@@ -24,6 +24,8 @@ export interface SnapshotIndex {
     byId: Map<number, KnownRecord>;
     /** Plans of the company in unlisted_plans: missing from a list since their last sighting. */
     unlisted: Set<number>;
+    /** Content hashes of the plan elements the company's newest sync rejected (v_rejected_now). */
+    rejected: Set<string>;
   };
   /** The run's reports that the database knows. */
   reports: Map<number, KnownRecord>;
