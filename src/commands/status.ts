@@ -19,6 +19,8 @@ interface Report {
   openChanges: Map<number, number>;
   /** When the report was read (overdue runs are measured against it). */
   now: Date;
+  /** Records the newest sync rejected, per company (v_rejected_now). */
+  rejectedNow: Map<number, number>;
 }
 
 export const runStatus: CommandRun = async (ctx) => {
@@ -55,6 +57,7 @@ async function collect(ctx: CommandContext, store: Store, cfg: Config): Promise<
     held: await store.outbox.heldCompanies(),
     openChanges: await store.schema.openChanges(ids),
     now,
+    rejectedNow: await store.runs.rejectedNow(ids),
   };
 }
 
@@ -104,6 +107,7 @@ function toJson(r: Report) {
       next_run_at: next ? iso(next.get(c.companyId)) : null,
       next_run_overdue: next ? overdueMs(next.get(c.companyId), now) !== null : null,
       open_schema_changes: r.openChanges.get(c.companyId) ?? 0,
+      rejected_now: r.rejectedNow.get(c.companyId) ?? 0,
       last_run: c.lastRun && {
         run_id: c.lastRun.id,
         status: c.lastRun.status,
@@ -147,6 +151,7 @@ function printText(ctx: CommandContext, r: Report): void {
     counts: c.lastRun
       ? `+${c.lastRun.counts.inserted} ~${c.lastRun.counts.updated} -${c.lastRun.counts.deleted} !${c.lastRun.counts.rejected}`
       : "",
+    rejected_now: r.rejectedNow.get(c.companyId) ?? 0,
     last_success: c.lastSuccessAt?.toISOString() ?? "never",
     next_run: nextRun(c.companyId),
   }));

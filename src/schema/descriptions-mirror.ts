@@ -72,12 +72,12 @@ export const MIRROR_TABLE_DOCS: Record<string, TableDoc> = {
       content_hash: "SHA-256 of `raw_json`.",
       first_seen_at: "Start of the run that first inserted it.",
       seen_at:
-        "The last sighting written on the row: the run that inserted it, changed it, brought it back, deleted it (then: the last list that had it), or saw it in a list whose deletions were held back. A run that finds a plan unchanged does not write its row: **for when a plan was last seen, read `v_plans.last_seen_at`**.",
+        "The last sighting written on the row: the run that inserted it, changed it, brought it back, or deleted it (then: the last list that had it). A run that finds a plan unchanged does not write its row: **for when a plan was last seen, read `v_plans.last_seen_at`**.",
       deleted_at:
         "Start of the run whose complete list no longer had it; NULL while live; cleared when it comes back.",
     },
     notes:
-      "A sync that finds nothing new writes no plan row (and no child row): when a list is complete, `sync_state.plans_listed_at` says for every live plan of the company that it was in it. `v_plans` puts the two together.",
+      "A sync that finds nothing new writes no plan row (and no child row), even when the list holds elements it rejects: `sync_state.plans_seen_at` says for every live plan of the company that it was in the newest list applied, except the few in `unlisted_plans` (missing from a list whose deletions were held back). `v_plans` puts them together.",
   },
   plan_days_of_week: {
     summary: "One row per distinct valid day of a plan's `days_of_week`.",

@@ -56,6 +56,10 @@ const RUN_AND_PUSH_TABLE_DOCS: Record<string, TableDoc> = {
       applied_run_id: "That run's id.",
       plans_listed_at:
         "`started_at` of the newest run whose plan list was complete (deletions applied): every plan of the company still live was in that list. NULL before the first.",
+      plans_seen_at:
+        "`started_at` of the newest run whose plan list was applied, complete or not (deletions held back): every live plan of the company was in it, except those in `unlisted_plans`. It stands for a sighting of each of them, which no plan row repeats. NULL before the first.",
+      rejections_run_id:
+        "The newest sync (not a replay, not `failed`) of the company: the `rejected_records` rows whose `last_run_id` is this run are what is rejected now (`v_rejected_now`).",
       write_generation:
         "Counts the writes to the company's plans and reports (its snapshots, and another company's snapshot taking over one of its plans). A sync reads it with the company's index before it downloads; an apply that finds it moved writes nothing and the sync starts again.",
       alert_state:
@@ -64,16 +68,35 @@ const RUN_AND_PUSH_TABLE_DOCS: Record<string, TableDoc> = {
     },
   },
   rejected_records: {
-    summary: "Records that failed validation. Nothing else was written for them.",
+    summary:
+      "Records that failed validation, one row per episode: the same content (entity, id or none, content hash) rejected for the same reason by consecutive syncs of a company. Seen again, its row's `last_run_id`, `last_seen_at` and `seen_runs` move and its text is not stored again; a content that goes and comes back begins a new row. Nothing else was written for them. What is rejected now: `v_rejected_now`.",
     columns: {
       id: "Generated row id.",
-      run_id: RUN,
+      company_id: "Company whose sync rejected it.",
       entity: "`plan` or `scheduled_report`.",
       entity_id:
         "The plan's id if it had a usable one, else NULL (a NULL plan id holds back that run's deletions); for a report, its id.",
+      content_hash:
+        "SHA-256 (hex) of `raw_json` (of the empty text when there is none); `legacy:<id>` for a row written before episodes.",
       reason:
         "One line: `invalid JSON: …`, up to five schema issues `path: message`, `plan id X appears twice in the response`, …",
+      first_run_id: "The run that first rejected it in this episode.",
+      last_run_id:
+        "The latest run that rejected it. Every sync of the company (not a replay) that ended `succeeded` or `partial` with an id from `first_run_id` to `last_run_id` rejected it.",
+      first_seen_at: "`started_at` of the first run: rejected since.",
+      last_seen_at: "`started_at` of the latest run.",
+      seen_runs: "How many runs rejected it in this episode.",
       raw_json: "The record's text as received.",
+    },
+  },
+  unlisted_plans: {
+    summary:
+      "Live plans missing from a plan list whose deletions were held back (an element without a usable id, a list cut short): that list does not vouch for them, so each keeps its last sighting here until a list holds it again (the row goes) or a complete list deletes it. `v_plans.last_seen_at` reads it.",
+    columns: {
+      plan_id: "The plan.",
+      company_id: "Its company.",
+      last_seen_at: "`started_at` of the latest run whose list held it.",
+      missing_since: "`started_at` of the first run whose list lacked it.",
     },
   },
   sync_errors: {
@@ -177,8 +200,28 @@ export const VIEW_DOCS: Record<string, TableDoc> = {
         Object.keys(MIRROR_TABLE_DOCS.plans?.columns ?? {}).map((c) => [c, "From `plans`."]),
       ),
       last_seen_at:
-        "Start of the latest run whose list had the plan: for a live plan the later of `seen_at` and its company's `sync_state.plans_listed_at`; for a deleted plan `seen_at`.",
+        "Start of the latest run whose list had the plan: for a deleted plan `seen_at`; for a live plan in `unlisted_plans` its `last_seen_at` there; for any other live plan the later of `seen_at` and its company's `sync_state.plans_seen_at`.",
     },
+  },
+  v_rejected_now: {
+    summary:
+      "What is rejected now: the `rejected_records` episodes that the company's newest sync (`sync_state.rejections_run_id`) rejected; `first_seen_at` says since when, `reason` why.",
+    columns: Object.fromEntries(
+      [
+        "id",
+        "company_id",
+        "entity",
+        "entity_id",
+        "content_hash",
+        "reason",
+        "first_run_id",
+        "last_run_id",
+        "first_seen_at",
+        "last_seen_at",
+        "seen_runs",
+        "raw_json",
+      ].map((c) => [c, "From `rejected_records`."]),
+    ),
   },
   v_plan_versions: {
     summary: "`plan_versions` with every version's JSON text, the current one's taken from its `plans` row.",

@@ -110,6 +110,8 @@ export interface RunStore {
   renewLease(companyId: number, token: string, expiresAt: string): Promise<boolean>;
   releaseLease(companyId: number, token: string): Promise<void>;
   companyStates(companyIds: readonly number[]): Promise<CompanyRunState[]>;
+  /** How many records each company's newest sync rejected (v_rejected_now), 0 for none. */
+  rejectedNow(companyIds: readonly number[]): Promise<Map<number, number>>;
   /**
    * Record that `next` was alerted, if the alerted state is still `expected` (compare and set):
    * of several daemons seeing the same change, exactly one gets true and sends the alert.

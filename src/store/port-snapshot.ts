@@ -22,6 +22,10 @@ export interface SnapshotIndex {
     /** Content hash -> plan id (any of the company's plans, live or deleted). */
     byHash: Map<string, number>;
     byId: Map<number, KnownRecord>;
+    /** Plans of the company in unlisted_plans: missing from a list since their last sighting. */
+    unlisted: Set<number>;
+    /** Content hashes of the plan elements the company's newest sync rejected (v_rejected_now). */
+    rejected: Set<string>;
   };
   /** The run's reports that the database knows. */
   reports: Map<number, KnownRecord>;
@@ -37,8 +41,13 @@ export type SnapshotOp =
   | { op: "plan.revive"; id: number; hash: string }
   /** A stored plan's rows made again from its stored text (replay): no new version, no sighting. */
   | { op: "plan.renormalize"; plan: PlanRowSet }
-  /** Seen, unchanged, in a list whose deletions were held back (a complete list says it for all). */
-  | { op: "plan.seen"; id: number }
+  /**
+   * A live plan missing from a list whose deletions were held back: its last sighting is kept
+   * (unlisted_plans), since the list's own (sync_state.plans_seen_at) does not hold for it.
+   */
+  | { op: "plan.unlisted"; id: number }
+  /** An unlisted plan is in a list again (or no longer the company's live plan): no longer unlisted. */
+  | { op: "plan.listed"; id: number }
   | { op: "plan.delete"; id: number }
   | { op: "report.write"; report: ReportRowSet; rawJson: string; hash: string; known: boolean }
   | { op: "report.revive"; id: number; hash: string }
@@ -51,43 +60,48 @@ export type SnapshotOp =
       entityId: number | null;
       reason: string;
       rawJson: string | null;
+      /** contentHash of rawJson (of "" when there is none): with the id, what makes it the same content. */
+      hash: string;
     }
   | ({ op: "error" } & SyncErrorRecord)
   /** The run's observations of the service (see port-schema.ts). */
-  | { op: "schema.write"; write: SchemaWrite }
-  /**
-   * Asks for stored records' JSON text, in pages by id (`after` the last id of the previous
-   * page): `replaced` the contents this snapshot replaced or deleted so far (what they were),
-   * `live` every live record of the company, `rejected` the records the company's newest
-   * sync (not a replay) rejected (with their id and text). The store answers it: the reply to this
-   * yield.
-   */
-  | { op: "stored"; of: "replaced" | "live" | "rejected"; after: StoredKey | null; limit: number };
+  | { op: "schema.write"; write: SchemaWrite };
 
-/** Where a page of stored records ends: the next page starts after it. */
-export interface StoredKey {
+/** A stored record's JSON text, as read before a snapshot's transaction. */
+export interface StoredRecord {
   entity: "plan" | "scheduled_report";
   id: number;
-}
-
-/** A stored record's text, as the store answers a "stored" operation. */
-export interface StoredRecord extends StoredKey {
   rawJson: string;
 }
+
+/**
+ * Which stored texts to read: `live` every live record of the company, `rejected` the records
+ * its newest sync (not a replay) rejected (with an id and a text), or the live ones among ids.
+ */
+export type StoredSelection = "live" | "rejected" | { plans: readonly number[]; reports: readonly number[] };
 
 /** How a snapshot ends, known once its last operation is out. */
 export interface SnapshotEnd {
   run: Omit<RunEnd, "finishedAt">;
   /** The plan list was complete (deletions applied): every live plan of the company was in it. */
   plansListed: boolean;
+  /**
+   * The plan list was applied, complete or not: every live plan of the company was in it but
+   * those its `plan.unlisted` operations name (now or before) (sync_state.plans_seen_at).
+   */
+  plansSeen: boolean;
+  /**
+   * Its `reject` operations are what the company has rejected now (a sync that applied; not a
+   * replay): a rejection not met again ends its episode.
+   */
+  rejections: boolean;
 }
 
 /**
- * The operations of a snapshot, decided against an index; its return value ends it. The store
- * answers a "stored" operation with its page of records (the value of that yield); every other
- * operation with undefined.
+ * The operations of a snapshot, decided against an index and what was read before it: a plain
+ * sequence of writes (the store answers none of them); its return value ends the run.
  */
-export type SnapshotOps = Generator<SnapshotOp, SnapshotEnd, StoredRecord[] | undefined>;
+export type SnapshotOps = Generator<SnapshotOp, SnapshotEnd, undefined>;
 
 export interface SnapshotMeta {
   companyId: number;
@@ -111,6 +125,11 @@ export type ApplyResult =
 export interface SnapshotStore {
   /** The company's index now, and its reports among `reportIds` (narrow reads, no write lock). */
   index(companyId: number, reportIds: readonly number[]): Promise<SnapshotIndex>;
+  /**
+   * The selected stored texts of the company, outside any transaction (what a snapshot needs
+   * of them is read before it is applied), in pages: plans, then reports, each by id.
+   */
+  stored(companyId: number, which: StoredSelection, visit: (r: StoredRecord) => void): Promise<void>;
   /**
    * In one transaction: unless a newer snapshot of the company was applied or its generation
    * moved, write every operation `ops` yields, end the run, and record the snapshot as applied

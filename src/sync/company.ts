@@ -3,8 +3,9 @@
  * and the BullMQ job both call `syncCompany`.
  *
  * Fetch: the company's index (what the database holds), then the reports and the plan list,
- * each plan held against the index as it arrives, with no transaction open. Apply: the store
- * writes the snapshot's operations in one transaction (./snapshot.ts decides them). Around it:
+ * each plan held against the index as it arrives, with no transaction open; then the stored
+ * texts the snapshot may replace (for the observer). Apply: the store writes the snapshot's
+ * operations in one transaction (./snapshot.ts decides them) and answers none of them. Around it:
  * a lease (one sync of a company at a time, anywhere) with a heartbeat, and the run's record.
  */
 import type { TasClient } from "../api/client.js";
@@ -16,7 +17,8 @@ import { applySnapshot, companyRun, type RunHandle } from "./company-run.js";
 import { fetchSnapshot } from "./fetch.js";
 import type { CompanySyncResult, RunEnding } from "./run.js";
 import { DEFAULT_SCHEMA, observerFor, type SchemaSettings } from "./schema-settings.js";
-import { snapshotOps } from "./snapshot.js";
+import { replaceable, snapshotOps } from "./snapshot.js";
+import { StoredTexts } from "./stored-texts.js";
 
 export type { CompanySyncResult } from "./run.js";
 export type { SchemaSettings } from "./schema-settings.js";
@@ -97,13 +99,18 @@ async function fetchAndApply(
   for (let attempt = 1; ; attempt++) {
     const index = await store.snapshots.index(companyId, input.reportIds);
     const observer = schema.observe ? await observerFor(store, companyId, schema) : null;
+    await observer?.countStored(store.snapshots);
     const fetched = await fetchSnapshot(client, input.reportIds, index, {
       signal,
       onProgress: progress,
       log,
       ...(deps.readAheadBytes === undefined ? {} : { readAheadBytes: deps.readAheadBytes }),
     });
+    let stored: StoredTexts | null = null;
     try {
+      // Everything the snapshot needs of the database, read before its transaction.
+      if (observer)
+        stored = await StoredTexts.read(store.snapshots, companyId, replaceable(index, fetched.plans));
       signal.throwIfAborted();
       const received = "list" in fetched.plans ? fetched.plans.list : null;
       received?.readAhead();
@@ -119,6 +126,7 @@ async function fetchAndApply(
         runId,
         startedAt: ctx.started.toISOString(),
         observer,
+        stored,
         plans: fetched.plans,
         reports: fetched.reports,
       });
@@ -134,6 +142,7 @@ async function fetchAndApply(
       if (attempt >= MAX_ATTEMPTS) return { kind: "stale", attempts: attempt };
       log.warn({ attempt }, "the company's data changed during the sync; fetching again");
     } finally {
+      stored?.dispose();
       fetched.dispose();
     }
   }

@@ -1,8 +1,8 @@
 /**
  * A run's observation of the service (src/observe/), as the snapshot's operations see it: the
- * records it stores count +1, the contents it replaces or deletes -1 (asked of the store at the
- * end), and the contract decides on each new or changed record first. Its last operation writes
- * the paths it touched and the changes it found.
+ * records it stores count +1, the contents it replaces or deletes -1 (their texts read before
+ * the transaction: ./stored-texts.ts), and the contract decides on each new or changed record
+ * first. Its last operation writes the paths it touched and the changes it found.
  */
 import { normalizePlan, parseJson } from "../normalize/index.js";
 import { AcceptedSchema, type ContractMode } from "../observe/contract.js";
@@ -12,9 +12,9 @@ import { settle } from "../observe/settle.js";
 import type { PlanRowSet } from "../schema/index.js";
 import type { NewSchemaChange, ObservedPath, SchemaChange } from "../store/port-schema.js";
 import { JSON_TYPES } from "../store/port-schema.js";
-import type { SnapshotOp, StoredRecord } from "../store/port-snapshot.js";
+import type { SnapshotOp, SnapshotStore, StoredRecord } from "../store/port-snapshot.js";
 import type { WirePlan } from "../wire/schemas.js";
-import { eachStored } from "./stored.js";
+import type { StoredTexts } from "./stored-texts.js";
 
 /** How a sync observes: from the config (schema.*), and what the store knows of the company. */
 export interface ObserveSettings {
@@ -47,9 +47,12 @@ export class RunObserver {
     this.baseline = s.known.length === 0;
   }
 
-  /** On a baseline, counts the records the company has (the first sync that observes them). */
-  *countStored(): Generator<SnapshotOp, void, StoredRecord[] | undefined> {
-    if (this.baseline) yield* this.#pages("live", 1);
+  /**
+   * On a baseline, counts the records the company has (the first sync that observes them): read
+   * before the snapshot's transaction.
+   */
+  async countStored(store: Pick<SnapshotStore, "stored">): Promise<void> {
+    if (this.baseline) await store.stored(this.companyId, "live", (r) => this.#fold(r, 1));
   }
 
   /** A new or changed record, read: counted, or refused by the contract (then `reason` says why). */
@@ -98,9 +101,13 @@ export class RunObserver {
     if (value !== undefined) this.#obs.record(kind, value, 1, id);
   }
 
-  /** At the end of the snapshot: takes back what the contents it replaced or deleted had added. */
-  *uncountReplaced(): Generator<SnapshotOp, void, StoredRecord[] | undefined> {
-    yield* this.#pages("replaced", -1);
+  /**
+   * At the end of the snapshot: takes back what the contents it replaced or deleted had added.
+   * `texts` holds (at least) their stored texts; `replaced` says which of them were replaced.
+   */
+  uncountReplaced(texts: StoredTexts | null, replaced: ReadonlySet<string>): void {
+    if (!texts || replaced.size === 0) return;
+    for (const r of texts.records()) if (replaced.has(storedKey(r.entity, r.id))) this.#fold(r, -1);
   }
 
   /** The operation that writes the run's observations and changes, or none when nothing moved. */
@@ -121,20 +128,20 @@ export class RunObserver {
       : null;
   }
 
-  #pages(of: "replaced" | "live", sign: 1 | -1): Generator<SnapshotOp, void, StoredRecord[] | undefined> {
-    return eachStored(of, (r) => {
-      const value = parse(r.rawJson);
-      // A plan another company held, taken over by this one: its old content was not ours.
-      if (
-        value === undefined ||
-        (r.entity === "plan" && (value as { company_id?: unknown }).company_id !== this.companyId)
-      )
-        return null;
-      this.#obs.record(r.entity, value, sign, r.id);
-      return null;
-    });
+  #fold(r: StoredRecord, sign: 1 | -1): void {
+    const value = parse(r.rawJson);
+    // A plan another company held, taken over by this one: its old content was not ours.
+    if (
+      value === undefined ||
+      (r.entity === "plan" && (value as { company_id?: unknown }).company_id !== this.companyId)
+    )
+      return;
+    this.#obs.record(r.entity, value, sign, r.id);
   }
 }
+
+/** The key of a stored record in a set of replaced ones. */
+export const storedKey = (entity: RecordKind, id: number): string => `${entity} ${id}`;
 
 /**
  * Changes of records the run refused (the reader, or the contract), so that a person sees them,

@@ -19,6 +19,12 @@ import { Spool } from "./spool.js";
 /** Bytes of new or changed elements read during the download; the rest waits in the spool. */
 export const READ_AHEAD_BYTES = 1024 * 1024;
 
+/**
+ * Bytes of elements that the company's newest sync rejected, kept in memory beside that budget:
+ * a list that keeps a large bad element must not write it to a spool file run after run.
+ */
+export const REJECTED_AGAIN_BYTES = 16 * 1024 * 1024;
+
 /** SHA-256 (hex) of a record as received (its UTF-8 bytes): the content_hash column. */
 export function contentHash(bytes: Uint8Array | string): string {
   return hash("sha256", bytes, "hex");
@@ -44,6 +50,7 @@ export class PlanListReceiver {
   /** New or changed elements within the budget: copies of their bytes, read by `readAhead`. */
   #ahead: { position: number; hash: string; bytes: Buffer }[] = [];
   #aheadBytes = 0;
+  #rejectedBytes = 0;
   #read: Fresh[] = [];
   #spool: Spool | null = null;
   #spilled: { position: number; hash: string }[] = [];
@@ -65,8 +72,10 @@ export class PlanListReceiver {
       if (this.#plans.byId.get(known)?.deleted) this.revivals.set(known, Buffer.from(bytes));
       return;
     }
-    if (this.#aheadBytes + bytes.length <= this.#readAhead) {
-      this.#aheadBytes += bytes.length;
+    const again = this.#plans.rejected.has(h) && this.#rejectedBytes + bytes.length <= REJECTED_AGAIN_BYTES;
+    if (again) this.#rejectedBytes += bytes.length;
+    if (again || this.#aheadBytes + bytes.length <= this.#readAhead) {
+      if (!again) this.#aheadBytes += bytes.length;
       // A copy: the slice would keep the network chunk it points into.
       this.#ahead.push({ position, hash: h, bytes: Buffer.from(bytes) });
       return;
@@ -119,6 +128,7 @@ export class PlanListReceiver {
     this.revivals = new Map();
     this.#ahead = [];
     this.#aheadBytes = 0;
+    this.#rejectedBytes = 0;
     this.#read = [];
     this.#spilled = [];
   }

@@ -11,11 +11,11 @@ import { emptyCounts, type RunCounts, type RunEnd } from "../store/port-runs.js"
 import type { SnapshotIndex, SnapshotOp, SnapshotOps, StoredRecord } from "../store/port-snapshot.js";
 import type { SyncDeps } from "./company.js";
 import { applySnapshot, companyRun } from "./company-run.js";
-import type { RunObserver } from "./observing.js";
+import { type RunObserver, storedKey } from "./observing.js";
 import { contentHash } from "./plan-list.js";
 import type { CompanySyncResult } from "./run.js";
 import { DEFAULT_SCHEMA, observerFor } from "./schema-settings.js";
-import { eachStored } from "./stored.js";
+import { StoredTexts } from "./stored-texts.js";
 
 /** What a replay needs: a sync's deps but the service (it calls none). */
 export type ReplayDeps = Omit<SyncDeps, "client" | "signal" | "onProgress" | "readAheadBytes">;
@@ -26,15 +26,24 @@ export async function replayCompany(deps: ReplayDeps, companyId: number): Promis
     const schema = deps.schema ?? DEFAULT_SCHEMA;
     const index = await store.snapshots.index(companyId, []);
     const observer = schema.observe ? await observerFor(store, companyId, schema) : null;
-    const state = { counts: emptyCounts(), errors: [] as string[] };
-    const startedAt = run.ctx.started.toISOString();
-    const ops = replayOps(index, { companyId, runId: run.runId, startedAt, observer, ...state });
-    const ending = await applySnapshot(deps, run, index.generation, ops, {
-      observer,
-      errors: state.errors,
-      heldBack: () => null,
-    });
-    return ending ?? { kind: "stale", attempts: 1 };
+    // Everything the replay reads, read before its transaction (the live texts wait in a spool).
+    await observer?.countStored(store.snapshots);
+    const live = await StoredTexts.read(store.snapshots, companyId, "live");
+    try {
+      const rejected: StoredRecord[] = [];
+      await store.snapshots.stored(companyId, "rejected", (r) => rejected.push(r));
+      const state = { counts: emptyCounts(), errors: [] as string[] };
+      const startedAt = run.ctx.started.toISOString();
+      const input = { companyId, runId: run.runId, startedAt, observer, live, rejected, ...state };
+      const ending = await applySnapshot(deps, run, index.generation, replayOps(index, input), {
+        observer,
+        errors: state.errors,
+        heldBack: () => null,
+      });
+      return ending ?? { kind: "stale", attempts: 1 };
+    } finally {
+      live.dispose();
+    }
   });
 }
 
@@ -43,6 +52,9 @@ interface ReplayInput {
   runId: number;
   startedAt: string;
   observer: RunObserver | null;
+  /** The company's live records' texts, and the records its newest sync rejected. */
+  live: StoredTexts;
+  rejected: readonly StoredRecord[];
   counts: RunCounts;
   errors: string[];
 }
@@ -54,19 +66,27 @@ interface ReplayInput {
  */
 export function* replayOps(index: SnapshotIndex, input: ReplayInput): SnapshotOps {
   const { counts, errors, observer } = input;
-  if (observer) yield* observer.countStored();
-  yield* eachStored("live", (r) => rewrite(input, r));
-  const admitted = new Set<string>();
-  yield* eachStored("rejected", (r) => {
-    const key = `${r.entity} ${r.id}`;
-    if (admitted.has(key)) return null;
-    admitted.add(key);
+  for (const r of input.live.records()) {
+    const op = rewrite(input, r);
+    if (op) yield op;
+  }
+  const tried = new Set<string>();
+  /** The live contents an admitted record replaces (the observer takes them back). */
+  const replaced = new Set<string>();
+  for (const r of input.rejected) {
+    const key = storedKey(r.entity, r.id);
+    if (tried.has(key)) continue;
+    tried.add(key);
     const op = admit(index, input, r);
-    if (!op) counts.rejected++;
-    return op;
-  });
+    if (!op) {
+      counts.rejected++;
+      continue;
+    }
+    replaced.add(key);
+    yield op;
+  }
   if (observer) {
-    yield* observer.uncountReplaced();
+    observer.uncountReplaced(input.live, replaced);
     const write = observer.finish(input.runId, input.startedAt, false);
     if (write) yield write;
   }
@@ -75,7 +95,7 @@ export function* replayOps(index: SnapshotIndex, input: ReplayInput): SnapshotOp
     counts,
     error: errors.length ? errors.join("; ") : null,
   };
-  return { run: end, plansListed: false };
+  return { run: end, plansListed: false, plansSeen: false, rejections: false };
 }
 
 /** A stored record's rows, made again (counted `unchanged`); null when its text no longer reads. */

@@ -28,7 +28,14 @@ export function* reportOps(
   let failures = 0;
   const reject = (id: number, reason: string, text: string): SnapshotOp => {
     counts.rejected++;
-    return { op: "reject", entity: "scheduled_report", entityId: id, reason, rawJson: text };
+    return {
+      op: "reject",
+      entity: "scheduled_report",
+      entityId: id,
+      reason,
+      rawJson: text,
+      hash: contentHash(text),
+    };
   };
   for (const f of input.reports) {
     const known = index.reports.get(f.id);

@@ -1,16 +1,18 @@
 /**
  * What one company's snapshot changes, as a generator of store operations decided against the
- * index read before the download. The store runs it inside its transaction; the only work left
- * for then is reading the spooled elements (those past the read-ahead budget).
+ * index read before the download and the stored texts read after it (never asking the store
+ * anything back). The store runs it inside its transaction; the only work left for then is
+ * reading the spooled elements (those past the read-ahead budget).
  */
 import type { ApiError } from "../api/errors.js";
 import { normalizePlan } from "../normalize/index.js";
 import { truncate } from "../normalize/text.js";
 import type { RunCounts, RunEnd } from "../store/port-runs.js";
 import type { SnapshotEnd, SnapshotIndex, SnapshotOp, SnapshotOps } from "../store/port-snapshot.js";
-import type { RunObserver } from "./observing.js";
-import type { PlanListReceiver } from "./plan-list.js";
+import { type RunObserver, storedKey } from "./observing.js";
+import { contentHash, type PlanListReceiver } from "./plan-list.js";
 import { type ReportFetch, reportOps } from "./report-ops.js";
+import type { StoredTexts } from "./stored-texts.js";
 
 export type { ReportFetch };
 
@@ -28,6 +30,8 @@ export interface SnapshotInput {
   startedAt: string;
   /** Observes the service's schema as the records go (null: schema.observe is off). */
   observer: RunObserver | null;
+  /** The stored texts of the contents this snapshot may replace (see `replaceable`), for the observer. */
+  stored: StoredTexts | null;
   plans: PlanList;
   reports: readonly ReportFetch[];
   counts: RunCounts;
@@ -40,21 +44,44 @@ export interface SnapshotInput {
 /** Longest tail of a cut-off list kept in rejected_records. */
 const MAX_TAIL_CHARS = 64 * 1024;
 
+/**
+ * The live records whose stored content a snapshot may replace or delete, known once the list
+ * is in: every live plan not received unchanged, every live report. Their texts are read before
+ * the transaction (the observer takes back what the replaced ones had added).
+ */
+export function replaceable(index: SnapshotIndex, plans: PlanList): { plans: number[]; reports: number[] } {
+  const matched = "list" in plans ? plans.list.matched : new Map<number, number>();
+  const out = { plans: [] as number[], reports: [] as number[] };
+  if ("error" in plans) return out;
+  for (const [id, known] of index.plans.byId) if (!known.deleted && !matched.has(id)) out.plans.push(id);
+  for (const [id, known] of index.reports) if (!known.deleted) out.reports.push(id);
+  return out;
+}
+
 export function* snapshotOps(index: SnapshotIndex, input: SnapshotInput): SnapshotOps {
   const { errors, observer } = input;
-  if (observer) yield* observer.countStored();
-  let plans = { ok: false, listed: false };
+  /** The live contents this snapshot replaces or deletes (storedKey). */
+  const replaced = new Set<string>();
+  const note = (o: SnapshotOp) => {
+    if (o.op === "plan.update" && index.plans.byId.get(o.plan.plan.id as number)?.deleted === false)
+      replaced.add(storedKey("plan", o.plan.plan.id as number));
+    else if (o.op === "plan.delete") replaced.add(storedKey("plan", o.id));
+    else if (o.op === "report.write" && index.reports.get(o.report.report.id as number)?.deleted === false)
+      replaced.add(storedKey("scheduled_report", o.report.report.id as number));
+    else if (o.op === "report.delete") replaced.add(storedKey("scheduled_report", o.id));
+  };
+  let plans = { ok: false, listed: false, seen: false };
   if ("error" in input.plans) {
     // A failed list writes nothing and deletes nothing.
     const e = input.plans.error;
     errors.push(`plans: ${e.message}`);
     yield planError(e.code, e.status ?? null, e.message);
   } else {
-    plans = yield* planOps(index, input, input.plans);
+    plans = yield* noting(planOps(index, input, input.plans), note);
   }
-  const reportErrors = yield* reportOps(index, input, plans.ok);
+  const reportErrors = yield* noting(reportOps(index, input, plans.ok), note);
   if (observer) {
-    yield* observer.uncountReplaced();
+    observer.uncountReplaced(input.stored, replaced);
     const write = observer.finish(input.runId, input.startedAt, plans.listed);
     if (write) yield write;
   }
@@ -64,7 +91,21 @@ export function* snapshotOps(index: SnapshotIndex, input: SnapshotInput): Snapsh
     counts: input.counts,
     error: errors.length ? errors.join("; ") : null,
   };
-  return { run, plansListed: plans.listed } satisfies SnapshotEnd;
+  return {
+    run,
+    plansListed: plans.listed,
+    plansSeen: plans.seen,
+    rejections: status !== "failed",
+  } satisfies SnapshotEnd;
+}
+
+/** Yields what `ops` yields, showing each operation to `note` first; returns what it returns. */
+function* noting<R>(ops: Generator<SnapshotOp, R>, note: (o: SnapshotOp) => void): Generator<SnapshotOp, R> {
+  for (let step = ops.next(); ; step = ops.next()) {
+    if (step.done) return step.value;
+    note(step.value);
+    yield step.value;
+  }
 }
 
 const planError = (code: string, httpStatus: number | null, message: string): SnapshotOp => ({
@@ -85,7 +126,7 @@ function* planOps(
   index: SnapshotIndex,
   input: SnapshotInput,
   received: Exclude<PlanList, { error: ApiError }>,
-): Generator<SnapshotOp, { ok: boolean; listed: boolean }> {
+): Generator<SnapshotOp, { ok: boolean; listed: boolean; seen: boolean }> {
   const { companyId, counts, errors } = input;
   const { list } = received;
   const { byId } = index.plans;
@@ -102,7 +143,14 @@ function* planOps(
     // A known plan that now fails validation still exists: do not delete it.
     if (id === null) anonymous++;
     else if (!seen.has(id)) seen.set(id, -1);
-    return { op: "reject", entity: "plan", entityId: id, reason, rawJson: text };
+    return {
+      op: "reject",
+      entity: "plan",
+      entityId: id,
+      reason,
+      rawJson: text,
+      hash: contentHash(text ?? ""),
+    };
   };
   for (const fresh of list.fresh()) {
     const r = fresh.read;
@@ -143,7 +191,6 @@ function* planOps(
     if (known) counts.updated++;
     else counts.inserted++;
   }
-  const unchanged: number[] = [];
   for (const id of list.matched.keys()) {
     if (overridden.has(id)) continue;
     const revived = list.revivals.get(id);
@@ -151,10 +198,7 @@ function* planOps(
       input.observer?.revived("plan", revived, id);
       yield { op: "plan.revive", id, hash: (byId.get(id) as { hash: string }).hash };
       counts.updated++;
-    } else {
-      unchanged.push(id);
-      counts.unchanged++;
-    }
+    } else counts.unchanged++;
   }
   const foreign = foreignCount > 0;
   if (foreign) {
@@ -184,33 +228,53 @@ function* planOps(
       : cutOff
         ? "the list is incomplete"
         : `${anonymous} rejected record(s) have no usable id, so any of them may be a plan that seems gone`;
-    input.heldBack.plans = yield* heldBack(unchanged, byId, seen, why, errors);
-    return { ok: !foreign, listed: false };
+    yield* listedAgain(index, seen);
+    input.heldBack.plans = yield* heldBack(index, seen, why, errors);
+    return { ok: !foreign, listed: false, seen: true };
   }
+  yield* listedAgain(index, seen);
   for (const [id, known] of byId) {
     if (known.deleted || seen.has(id)) continue;
     yield { op: "plan.delete", id };
     counts.deleted++;
   }
-  return { ok: true, listed: true };
+  return { ok: true, listed: true, seen: true };
 }
 
 function twice(id: number, kept: number, other: number, rejected: string): string {
   return `plan id ${id} appears twice in the response (elements ${kept + 1} and ${other + 1}); ${rejected} was rejected`;
 }
 
-/** Deletions cannot be told apart from plans we could not read: delete nothing, and say so. */
+/**
+ * The unlisted plans that this list holds again, and those that are no longer the company's live
+ * plans (taken over, deleted): no longer unlisted. (A complete list's deletions end the rest.)
+ */
+function* listedAgain(index: SnapshotIndex, seen: ReadonlyMap<number, number>): Generator<SnapshotOp> {
+  for (const id of index.plans.unlisted) {
+    const known = index.plans.byId.get(id);
+    if (seen.has(id) || !known || known.deleted) yield { op: "plan.listed", id };
+  }
+}
+
+/**
+ * Deletions cannot be told apart from plans we could not read: delete nothing, and say so. The
+ * list vouches for the plans it holds (sync_state.plans_seen_at, one write for all of them); a
+ * live plan missing from it keeps its last sighting (unlisted_plans), written once when it goes
+ * missing, so that a list that keeps an unreadable element writes no plan row run after run.
+ */
 function* heldBack(
-  unchanged: readonly number[],
-  byId: SnapshotIndex["plans"]["byId"],
+  index: SnapshotIndex,
   seen: ReadonlyMap<number, number>,
   why: string,
   errors: string[],
 ): Generator<SnapshotOp, number> {
-  // No complete list vouches for these plans: each sighting is written on its row.
-  for (const id of unchanged) yield { op: "plan.seen", id };
+  const { byId, unlisted } = index.plans;
   let missing = 0;
-  for (const [id, known] of byId) if (!known.deleted && !seen.has(id)) missing++;
+  for (const [id, known] of byId) {
+    if (known.deleted || seen.has(id)) continue;
+    missing++;
+    if (!unlisted.has(id)) yield { op: "plan.unlisted", id };
+  }
   const message = `${missing} plan(s) missing from the list were not marked deleted: ${why}`;
   errors.push(`plans: deletions held back: ${message}`);
   yield planError("DELETIONS_HELD_BACK", null, message);

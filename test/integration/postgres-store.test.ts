@@ -92,7 +92,7 @@ describe("the type mapping", () => {
     const bad = "not json \u0000 here";
     await applyOps(store, T1, () => [
       { op: "plan.insert", plan: plan(1, "one"), rawJson: text, hash: "h" },
-      { op: "reject", entity: "plan", entityId: null, reason: "not JSON", rawJson: bad },
+      { op: "reject", entity: "plan", entityId: null, reason: "not JSON", rawJson: bad, hash: "b" },
     ]);
     const { rows } = await store.pool.query(
       "SELECT raw_json FROM plans UNION ALL SELECT raw_json FROM rejected_records",

@@ -481,7 +481,12 @@ async function observe(
     { companyId, runId, startedAt: at, generation, finishedAt: () => at },
     (function* (): SnapshotOps {
       yield { op: "schema.write", write: { paths: paths(runId), changes } };
-      return { run: { status: "succeeded", counts: emptyCounts(), error: null }, plansListed: true };
+      return {
+        run: { status: "succeeded", counts: emptyCounts(), error: null },
+        plansListed: true,
+        plansSeen: true,
+        rejections: true,
+      };
     })(),
   );
   return runId;

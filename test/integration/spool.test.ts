@@ -1,4 +1,7 @@
+import { readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
+import { contentHash, PlanListReceiver } from "../../src/sync/plan-list.js";
 import { Spool } from "../../src/sync/spool.js";
 
 describe("Spool", () => {
@@ -39,5 +42,32 @@ describe("Spool", () => {
     } finally {
       spool.dispose();
     }
+  });
+});
+
+describe("the plan list's spool", () => {
+  const spools = () => readdirSync(tmpdir()).filter((n) => n.startsWith(`tas-spool-${process.pid}-`));
+  const index = (rejected: string[]) => ({
+    byHash: new Map(),
+    byId: new Map(),
+    unlisted: new Set<number>(),
+    rejected: new Set(rejected),
+  });
+
+  it("keeps an element the newest sync rejected in memory, past the read-ahead budget", () => {
+    const big = Buffer.from(JSON.stringify({ id: 7, scenarios: 7, pad: "x".repeat(4096) }));
+    const other = Buffer.from(JSON.stringify({ id: 8, pad: "y".repeat(4096) }));
+    const before = spools().length;
+    const again = new PlanListReceiver(index([contentHash(big)]), 1024);
+    again.add(big);
+    expect(spools().length).toBe(before);
+    expect([...again.fresh()].map((f) => f.position)).toEqual([0]);
+    again.dispose();
+    // Any other element past the budget goes to the spool.
+    const fresh = new PlanListReceiver(index([contentHash(big)]), 1024);
+    fresh.add(other);
+    expect(spools().length).toBe(before + 1);
+    fresh.dispose();
+    expect(spools().length).toBe(before);
   });
 });

@@ -23,6 +23,7 @@ interface StatusJson {
     next_run_at: string | null;
     next_run_overdue: boolean | null;
     last_run: { status: string; inserted: number } | null;
+    rejected_now: number;
   }[];
   queues: { sync: { paused: boolean; jobs: Record<string, number> } };
   outbox: Record<string, unknown>;
@@ -111,6 +112,20 @@ describe.each(storeKinds())("tas-sync status on $name", (kind) => {
     const text = await h.cli(["status"]);
     expect(text.out[0]).toBe("companies:");
     expect(text.out.join("\n")).toMatch(new RegExp(`${second.id} +ok +succeeded`));
+
+    // A plan the service keeps sending invalid: counted as rejected now, once per content.
+    const put = await fetch(`${h.sim.baseUrl}/__admin/companies/${first.id}/plans/990001`, {
+      method: "PUT",
+      body: JSON.stringify({ id: 990001, company_id: first.id, enabled: "yes" }),
+    });
+    expect(put.status).toBeLessThan(300);
+    for (let i = 0; i < 2; i++)
+      expect(await runSyncCommand(fixed, { logger, out: () => {}, progress: null })).toBe(0);
+    s = await status();
+    expect(s.json.companies.map((c) => [c.company_id, c.rejected_now])).toEqual([
+      [first.id, 1],
+      [second.id, 0],
+    ]);
   }, 60_000);
 });
 

@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/port.js";
 import { JSON_TYPES, type ObservedPath } from "../../src/store/port-schema.js";
-import type { StoredRecord } from "../../src/store/port-snapshot.js";
+import type { StoredRecord, StoredSelection } from "../../src/store/port-snapshot.js";
 import { applyOps, COMPANY, insert, OTHER_COMPANY, raw, update } from "../support/snapshots.js";
 import { storeKinds } from "../support/stores.js";
 
@@ -140,34 +140,29 @@ describe.each(storeKinds())("the observed schema on $name", (kind) => {
     expect(after.find((p) => p.path === "limit")).toEqual({ ...limit, lastRunId: runId, lastSeenAt: T2 });
   });
 
-  it("answers a snapshot's 'stored' operation: the contents it replaced or deleted, and the live ones, in pages", async () => {
-    await applyOps(store, T1, () => [insert(1, "one"), insert(2, "two"), insert(3, "three")]);
-    const pages: StoredRecord[][] = [];
-    await applyOps(store, T2, function* () {
-      yield update(1, "uno");
-      yield { op: "plan.delete", id: 3 };
-      const replaced = (yield {
-        op: "stored",
-        of: "replaced",
-        after: null,
-        limit: 10,
-      }) as unknown as StoredRecord[];
-      pages.push(replaced);
-      let after = null;
-      for (;;) {
-        const page = (yield { op: "stored", of: "live", after, limit: 1 }) as unknown as StoredRecord[];
-        if (!page.length) break;
-        pages.push(page);
-        after = page.at(-1) ?? null;
-      }
-    });
-    expect(pages).toEqual([
-      [
-        { entity: "plan", id: 1, rawJson: raw(1, "one") },
-        { entity: "plan", id: 3, rawJson: raw(3, "three") },
-      ],
-      [{ entity: "plan", id: 1, rawJson: raw(1, "uno") }],
-      [{ entity: "plan", id: 2, rawJson: raw(2, "two") }],
+  it("reads the stored texts a snapshot needs before it: live ones, live ones among ids, what the newest sync rejected", async () => {
+    await applyOps(store, T1, () => [
+      insert(1, "one"),
+      insert(2, "two"),
+      insert(3, "three"),
+      { op: "reject", entity: "plan", entityId: 7, reason: "bad", rawJson: '{"id":7}', hash: "h7" },
+      { op: "reject", entity: "plan", entityId: null, reason: "no id", rawJson: '"x"', hash: "hx" },
     ]);
+    const read = async (which: StoredSelection) => {
+      const out: StoredRecord[] = [];
+      await store.snapshots.stored(COMPANY, which, (r) => out.push(r));
+      return out;
+    };
+    expect(await read("rejected")).toEqual([{ entity: "plan", id: 7, rawJson: '{"id":7}' }]);
+    await applyOps(store, T2, () => [update(1, "uno"), { op: "plan.delete", id: 3 }]);
+    expect(await read("live")).toEqual([
+      { entity: "plan", id: 1, rawJson: raw(1, "uno") },
+      { entity: "plan", id: 2, rawJson: raw(2, "two") },
+    ]);
+    expect(await read({ plans: [3, 2, 99], reports: [] })).toEqual([
+      { entity: "plan", id: 2, rawJson: raw(2, "two") },
+    ]);
+    // The newest sync rejected nothing: nothing is rejected now.
+    expect(await read("rejected")).toEqual([]);
   });
 });

@@ -181,18 +181,33 @@ describe.each(storeKinds())("snapshots on $name", (kind) => {
     ]);
   });
 
-  it("a list that does not vouch for every plan writes each sighting on its row", async () => {
+  it("a list that lacks a plan keeps that plan's last sighting aside and writes no other row", async () => {
     await applyOps(store, T1, () => [insert(1, "one"), insert(2, "two")]);
-    await applyOps(store, T2, () => [{ op: "plan.seen", id: 1 }], { listed: false });
+    // Deletions held back, plan 2 missing: the list vouches for plan 1 without writing its row.
+    await applyOps(store, T2, () => [{ op: "plan.unlisted", id: 2 }], { listed: false });
     expect(await q("SELECT id, seen_at, last_seen_at FROM v_plans ORDER BY id")).toEqual([
-      { id: 1, seen_at: T2, last_seen_at: T2 },
+      { id: 1, seen_at: T1, last_seen_at: T2 },
       { id: 2, seen_at: T1, last_seen_at: T1 },
     ]);
-    // Deleted later: last seen in the last complete list that held it (T1), not at T3.
+    expect(await q("SELECT plan_id, last_seen_at, missing_since FROM unlisted_plans")).toEqual([
+      { plan_id: 2, last_seen_at: T1, missing_since: T2 },
+    ]);
+    // Deleted later: last seen in the last list that held it (T1), not at T3.
     await applyOps(store, T3, () => [{ op: "plan.delete", id: 2 }]);
     expect(await q("SELECT id, deleted_at, last_seen_at FROM v_plans ORDER BY id")).toEqual([
       { id: 1, deleted_at: null, last_seen_at: T3 },
       { id: 2, deleted_at: T3, last_seen_at: T1 },
+    ]);
+    expect(await q("SELECT count(*) AS n FROM unlisted_plans")).toEqual([{ n: 0 }]);
+  });
+
+  it("an unlisted plan listed again is seen with its list", async () => {
+    await applyOps(store, T1, () => [insert(1, "one"), insert(2, "two")]);
+    await applyOps(store, T2, () => [{ op: "plan.unlisted", id: 2 }], { listed: false });
+    await applyOps(store, T3, () => [{ op: "plan.listed", id: 2 }], { listed: false });
+    expect(await q("SELECT id, seen_at, last_seen_at FROM v_plans ORDER BY id")).toEqual([
+      { id: 1, seen_at: T1, last_seen_at: T3 },
+      { id: 2, seen_at: T1, last_seen_at: T3 },
     ]);
   });
 
@@ -281,7 +296,14 @@ describe.each(storeKinds())("snapshots on $name", (kind) => {
       for (let id = 1; id <= plans; id++) {
         yield insert(id, `p${id}`);
         if (id % 100 === 0)
-          yield { op: "reject", entity: "plan", entityId: null, reason: `bad ${id}`, rawJson: "{" };
+          yield {
+            op: "reject",
+            entity: "plan",
+            entityId: null,
+            reason: `bad ${id}`,
+            rawJson: "{",
+            hash: "h",
+          };
       }
       yield { op: "error", entity: "plans", entityId: null, code: "X", httpStatus: 500, message: "late" };
     };
@@ -292,7 +314,7 @@ describe.each(storeKinds())("snapshots on $name", (kind) => {
     expect(await q("SELECT count(*) AS n FROM plan_scenarios")).toEqual([{ n: plans * 2 }]);
     expect(await q("SELECT count(*) AS n FROM plan_versions WHERE valid_to IS NULL")).toEqual([{ n: plans }]);
     const rejects = await q<{ reason: string }>(
-      "SELECT reason FROM rejected_records WHERE run_id = ? ORDER BY id",
+      "SELECT reason FROM rejected_records WHERE first_run_id = ? ORDER BY id",
       runId,
     );
     expect(rejects.map((r) => r.reason)).toEqual(

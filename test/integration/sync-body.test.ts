@@ -204,16 +204,24 @@ describe.each(storeKinds())("plan list bodies on $name", (kind) => {
           { entity: "plans", code: "DELETIONS_HELD_BACK" },
         ]);
         expect(
-          await h.rows("SELECT entity_id, raw_json FROM rejected_records WHERE run_id = ?", result.runId),
+          await h.rows(
+            "SELECT entity_id, raw_json FROM rejected_records WHERE first_run_id = ?",
+            result.runId,
+          ),
         ).toEqual([{ entity_id: null, raw_json: tail?.toString("utf8") }]);
         await expectPlansKept(before);
         // The plans that came whole were seen in this list; the list vouches for no other.
         expect(
-          await h.rows("SELECT seen_at, count(*) AS n FROM plans GROUP BY seen_at ORDER BY seen_at"),
+          await h.rows(
+            "SELECT last_seen_at, count(*) AS n FROM v_plans GROUP BY last_seen_at ORDER BY last_seen_at",
+          ),
         ).toEqual([
-          { seen_at: T1, n: 6 - whole },
-          { seen_at: T2, n: whole },
+          { last_seen_at: T1, n: 6 - whole },
+          { last_seen_at: T2, n: whole },
         ]);
+        // Without writing the rows of the plans it saw unchanged: those it lacks are set aside.
+        expect(await h.scalar("SELECT count(*) FROM plans WHERE seen_at = ?", T2)).toBe(0);
+        expect(await h.scalar("SELECT count(*) FROM unlisted_plans")).toBe(6 - whole);
       },
     );
   });

@@ -116,6 +116,8 @@ export async function applyOps(
       return {
         run: { status: opts.status ?? "succeeded", counts: emptyCounts(), error: null },
         plansListed: opts.listed ?? true,
+        plansSeen: true,
+        rejections: (opts.status ?? "succeeded") !== "failed",
       };
     })(),
     opts.signal,

@@ -59,6 +59,7 @@ describe("the SQLite and PostgreSQL schemas", () => {
       "v_plan_schedule",
       "v_plan_versions",
       "v_plans",
+      "v_rejected_now",
       "v_report_changes",
       "v_report_plan_coverage",
       "v_report_versions",

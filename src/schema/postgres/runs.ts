@@ -43,6 +43,10 @@ export const syncState = pgTable("sync_state", {
   appliedRunId: id("applied_run_id"),
   /** The start of the newest run whose plan list was complete (deletions applied). */
   plansListedAt: ts("plans_listed_at"),
+  /** The start of the newest run whose plan list was applied, complete or not (see the SQLite schema). */
+  plansSeenAt: ts("plans_seen_at"),
+  /** The newest sync (not a replay) that recorded what it rejected (see the SQLite schema). */
+  rejectionsRunId: id("rejections_run_id"),
   /** Bumped by every write to the company's plans or reports (see the SQLite schema). */
   writeGeneration: id("write_generation").notNull().default(0),
   /** What the daemons last alerted about this company (ok, failing, stale, failing+stale). */
@@ -50,17 +54,24 @@ export const syncState = pgTable("sync_state", {
   alertChangedAt: ts("alert_changed_at"),
 });
 
+/** One row per episode of a rejection (see the SQLite schema). */
 export const rejectedRecords = pgTable(
   "rejected_records",
   {
     id: serialId("id"),
-    runId: id("run_id").notNull(),
+    companyId: id("company_id").notNull(),
     entity: text("entity", { enum: ["plan", "scheduled_report"] }).notNull(),
     entityId: id("entity_id"),
+    contentHash: text("content_hash").notNull(),
     reason: text("reason").notNull(),
+    firstRunId: id("first_run_id").notNull(),
+    lastRunId: id("last_run_id").notNull(),
+    firstSeenAt: ts("first_seen_at").notNull(),
+    lastSeenAt: ts("last_seen_at").notNull(),
+    seenRuns: integer("seen_runs").notNull().default(1),
     rawJson: text("raw_json"),
   },
-  (t) => [index("rejected_records_run_idx").on(t.runId)],
+  (t) => [index("rejected_records_company_run_idx").on(t.companyId, t.lastRunId)],
 );
 
 export const syncErrors = pgTable(
@@ -75,4 +86,16 @@ export const syncErrors = pgTable(
     message: text("message").notNull(),
   },
   (t) => [index("sync_errors_run_idx").on(t.runId)],
+);
+
+/** Live plans missing from a plan list whose deletions were held back (see the SQLite schema). */
+export const unlistedPlans = pgTable(
+  "unlisted_plans",
+  {
+    planId: id("plan_id").primaryKey(),
+    companyId: id("company_id").notNull(),
+    lastSeenAt: ts("last_seen_at").notNull(),
+    missingSince: ts("missing_since").notNull(),
+  },
+  (t) => [index("unlisted_plans_company_idx").on(t.companyId)],
 );

@@ -1,11 +1,11 @@
 /** Views for SQL users: the same names and columns as SQLite's (string_agg for group_concat). */
-import { eq, getTableColumns, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import { boolean, doublePrecision, integer, pgView, text } from "drizzle-orm/pg-core";
 import { id, num, ts } from "./columns.js";
 import { planVersions, reportVersions } from "./history.js";
 import { plans } from "./plans.js";
 import { scheduledReports } from "./reports.js";
-import { syncState } from "./runs.js";
+import { rejectedRecords, syncState, unlistedPlans } from "./runs.js";
 
 export const vReportPlanCoverage = pgView("v_report_plan_coverage", {
   reportId: id("report_id").notNull(),
@@ -50,21 +50,40 @@ export const vPlanSchedule = pgView("v_plan_schedule", {
 );
 
 /**
- * Plans with `last_seen_at`: the last list that held the plan. A live plan was in every complete
- * list of its company (sync_state.plans_listed_at), which the plans rows do not repeat.
+ * Plans with `last_seen_at`: the last list that held the plan. A live plan was in every list of
+ * its company that was applied (sync_state.plans_seen_at), which the plans rows do not repeat,
+ * unless a list lacked it (unlisted_plans keeps its last sighting then).
  */
 export const vPlans = pgView("v_plans").as((qb) =>
   qb
     .select({
       ...getTableColumns(plans),
-      lastSeenAt:
-        sql<string>`CASE WHEN ${plans.deletedAt} IS NULL AND ${syncState.plansListedAt} > ${plans.seenAt}
-        THEN ${syncState.plansListedAt} ELSE ${plans.seenAt} END`
-          .mapWith(plans.seenAt)
-          .as("last_seen_at"),
+      lastSeenAt: sql<string>`CASE WHEN ${plans.deletedAt} IS NOT NULL THEN ${plans.seenAt}
+        WHEN ${unlistedPlans.lastSeenAt} IS NOT NULL THEN ${unlistedPlans.lastSeenAt}
+        WHEN ${syncState.plansSeenAt} > ${plans.seenAt} THEN ${syncState.plansSeenAt} ELSE ${plans.seenAt} END`
+        .mapWith(plans.seenAt)
+        .as("last_seen_at"),
     })
     .from(plans)
-    .leftJoin(syncState, eq(syncState.companyId, plans.companyId)),
+    .leftJoin(syncState, eq(syncState.companyId, plans.companyId))
+    .leftJoin(unlistedPlans, eq(unlistedPlans.planId, plans.id)),
+);
+
+/**
+ * What is rejected now: the rejection episodes that the company's newest sync (not a replay)
+ * extended or began (sync_state.rejections_run_id). `first_seen_at` says since when.
+ */
+export const vRejectedNow = pgView("v_rejected_now").as((qb) =>
+  qb
+    .select(getTableColumns(rejectedRecords))
+    .from(rejectedRecords)
+    .innerJoin(
+      syncState,
+      and(
+        eq(syncState.companyId, rejectedRecords.companyId),
+        eq(syncState.rejectionsRunId, rejectedRecords.lastRunId),
+      ),
+    ),
 );
 
 /** Every version of a record with its JSON text (the current content's text lives in the record's row). */

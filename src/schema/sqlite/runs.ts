@@ -46,6 +46,17 @@ export const syncState = sqliteTable("sync_state", {
    */
   plansListedAt: text("plans_listed_at"),
   /**
+   * The start of the newest run whose plan list was applied, complete or not (deletions held
+   * back): every live plan of the company was in it, but those in unlisted_plans. A sighting is
+   * a fact about the list, kept here rather than written into every plan row.
+   */
+  plansSeenAt: text("plans_seen_at"),
+  /**
+   * The newest sync (not a replay) that recorded what it rejected: the rejected_records rows
+   * whose last_run_id is this run are what is rejected now (v_rejected_now).
+   */
+  rejectionsRunId: integer("rejections_run_id"),
+  /**
    * Bumped by every write to the company's plans or reports (its own snapshots, and another
    * company's snapshot taking one of its plans over). A sync reads the company's index before
    * it downloads; when the generation moved meanwhile, that index is stale and nothing is applied.
@@ -56,17 +67,29 @@ export const syncState = sqliteTable("sync_state", {
   alertChangedAt: text("alert_changed_at"),
 });
 
+/**
+ * One row per episode of a rejection: the same content (entity, id or none, content hash) rejected
+ * for the same reason by consecutive syncs of a company. Seen again, the row's last run moves;
+ * its bytes are stored once.
+ */
 export const rejectedRecords = sqliteTable(
   "rejected_records",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    runId: integer("run_id").notNull(),
+    companyId: integer("company_id").notNull(),
     entity: text("entity", { enum: ["plan", "scheduled_report"] }).notNull(),
     entityId: integer("entity_id"),
+    contentHash: text("content_hash").notNull(),
     reason: text("reason").notNull(),
+    firstRunId: integer("first_run_id").notNull(),
+    lastRunId: integer("last_run_id").notNull(),
+    firstSeenAt: text("first_seen_at").notNull(),
+    lastSeenAt: text("last_seen_at").notNull(),
+    seenRuns: integer("seen_runs").notNull().default(1),
+    /** Last: seen again, the row's small columns change and its long text stays where it is. */
     rawJson: text("raw_json"),
   },
-  (t) => [index("rejected_records_run_idx").on(t.runId)],
+  (t) => [index("rejected_records_company_run_idx").on(t.companyId, t.lastRunId)],
 );
 
 export const syncErrors = sqliteTable(
@@ -81,4 +104,20 @@ export const syncErrors = sqliteTable(
     message: text("message").notNull(),
   },
   (t) => [index("sync_errors_run_idx").on(t.runId)],
+);
+
+/**
+ * Live plans missing from a plan list whose deletions were held back: the list does not vouch
+ * for them (sync_state.plans_seen_at), so each keeps its true last sighting here until a list
+ * holds it again or a complete list deletes it.
+ */
+export const unlistedPlans = sqliteTable(
+  "unlisted_plans",
+  {
+    planId: integer("plan_id").primaryKey(),
+    companyId: integer("company_id").notNull(),
+    lastSeenAt: text("last_seen_at").notNull(),
+    missingSince: text("missing_since").notNull(),
+  },
+  (t) => [index("unlisted_plans_company_idx").on(t.companyId)],
 );

@@ -6,6 +6,7 @@
 import type { DatabaseTarget } from "../../config/index.js";
 import { StoreError, StoreUnavailableError } from "../errors.js";
 import type { OpenOptions, Store } from "../port.js";
+import { numbered, readStored } from "../stored-records.js";
 import { appliedMigrations, migratePostgres } from "./migrate.js";
 import { postgresOutbox } from "./outbox/index.js";
 import { createPool, type Pool } from "./pool.js";
@@ -59,6 +60,17 @@ export async function openPostgresStore(
     runs: postgresRuns(pool),
     snapshots: {
       index: (companyId, reportIds) => loadIndex(pool, companyId, reportIds),
+      stored: (companyId, which, visit) =>
+        readStored(
+          async (sql, params) => {
+            const { text, values } = numbered(sql, params);
+            return (await pool.query<{ id: string; raw: string }>(text, values)).rows;
+          },
+          { idsIn: "AND id = ANY(CAST(:ids AS bigint[]))", toIds: (ids) => ids },
+          companyId,
+          which,
+          visit,
+        ),
       apply: (meta, ops, signal) => applySnapshot(pool, meta, ops, signal),
     },
     outbox: postgresOutbox(pool),

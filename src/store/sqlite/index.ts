@@ -1,8 +1,10 @@
 /** The SQLite store: one file, one connection per Store, migrations applied on open. */
 import type { Store } from "../port.js";
+import { readStored } from "../stored-records.js";
 import { DEFAULT_BUSY_TIMEOUT_MS, isBusy, openConnection, type Sqlite } from "./connection.js";
 import { appliedMigrations, migrateSqlite } from "./migrate.js";
 import { sqliteOutbox } from "./outbox/index.js";
+import { prepared } from "./prepared.js";
 import { readOnlyQuery } from "./query.js";
 import { sqliteRuns } from "./runs/index.js";
 import { sqliteSchema } from "./schema/index.js";
@@ -58,6 +60,14 @@ export function openSqliteStore(path: string, opts: SqliteOptions = {}): SqliteS
     runs: sqliteRuns(sqlite),
     snapshots: {
       index: async (companyId, reportIds) => loadIndex(sqlite, companyId, reportIds),
+      stored: (companyId, which, visit) =>
+        readStored(
+          async (sql, params) => prepared(sqlite, sql).all(params) as never,
+          { idsIn: "AND id IN (SELECT value FROM json_each(:ids))", toIds: (ids) => JSON.stringify(ids) },
+          companyId,
+          which,
+          visit,
+        ),
       // Synchronous from BEGIN to COMMIT: a signal cannot interrupt it, and need not.
       apply: async (meta, ops) => applySnapshot(sqlite, meta, ops),
     },

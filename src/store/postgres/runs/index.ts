@@ -1,6 +1,7 @@
 /** The PostgreSQL adapter of RunStore. */
 import type { RunStore } from "../../port-runs.js";
 import type { Pool, PoolClient } from "../pool.js";
+import { run } from "../sql.js";
 import { transaction } from "../tx.js";
 import { companyStates, setAlertState } from "./company-states.js";
 import { acquireLease, releaseLease, renewLease } from "./lease.js";
@@ -19,6 +20,16 @@ export function postgresRuns(pool: Pool): RunStore {
       briefly(pool, (c) => renewLease(c, companyId, token, expiresAt), true),
     releaseLease: (companyId, token) => releaseLease(pool, companyId, token),
     companyStates: (ids) => companyStates(pool, ids),
+    rejectedNow: async (ids) => {
+      const out = new Map<number, number>(ids.map((c) => [c, 0]));
+      const { rows } = await run<{ c: string; n: string }>(
+        pool,
+        "SELECT company_id AS c, count(*) AS n FROM v_rejected_now WHERE company_id = ANY($1::bigint[]) GROUP BY company_id",
+        [[...ids]],
+      );
+      for (const r of rows) out.set(Number(r.c), Number(r.n));
+      return out;
+    },
     setAlertState: (companyId, expected, next, at) => setAlertState(pool, companyId, expected, next, at),
   };
 }

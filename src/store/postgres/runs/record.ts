@@ -2,9 +2,11 @@
 import { and, asc, eq } from "drizzle-orm";
 import { syncErrors, syncRuns } from "../../../schema/postgres/index.js";
 import type { OpenRun, RunEnd, RunStart, SyncErrorRecord } from "../../port-runs.js";
+import type { SnapshotOp } from "../../port-snapshot.js";
 import { openRunOf } from "../../rows.js";
 import { orm, unwrapped } from "../orm.js";
 import type { Db } from "../pool.js";
+import { run } from "../sql.js";
 import { textValue } from "../text.js";
 
 const running = eq(syncRuns.status, "running");
@@ -51,6 +53,61 @@ export async function recordSyncError(db: Db, runId: number, e: SyncErrorRecord)
     orm(db)
       .insert(syncErrors)
       .values({ runId, ...e, code: textValue(e.code), message: textValue(e.message) }),
+  );
+}
+
+/** Where a snapshot's rejections go: its run, and the company's newest sync that recorded some. */
+export interface RejectionContext {
+  companyId: number;
+  runId: number;
+  at: string;
+  /** sync_state.rejections_run_id before this snapshot: the episodes it may extend. */
+  previousRunId: number | null;
+}
+
+type Rejected = Pick<
+  Extract<SnapshotOp, { op: "reject" }>,
+  "entity" | "entityId" | "reason" | "rawJson" | "hash"
+>;
+
+/**
+ * Rejected records, inside the snapshot's transaction, in one statement: the same content
+ * rejected for the same reason by the company's previous sync (or earlier in this one) extends
+ * that episode's row (its text, TOASTed, is not copied); anything else begins a row.
+ */
+export async function recordRejected(db: Db, ctx: RejectionContext, rs: readonly Rejected[]): Promise<void> {
+  if (!rs.length) return;
+  await run(
+    db,
+    `WITH input AS (
+       SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY
+         AS t(entity, entity_id, content_hash, reason, raw_json, n)),
+     extended AS (
+       UPDATE rejected_records r SET last_run_id = $7, last_seen_at = $8,
+         seen_runs = r.seen_runs + CASE WHEN r.last_run_id <> $7 THEN 1 ELSE 0 END
+       FROM input i
+       WHERE r.company_id = $6 AND r.last_run_id IN ($7, coalesce($9::bigint, $7)) AND r.entity = i.entity
+         AND r.entity_id IS NOT DISTINCT FROM i.entity_id AND r.content_hash = i.content_hash AND r.reason = i.reason
+       RETURNING r.entity, r.entity_id, r.content_hash, r.reason)
+     INSERT INTO rejected_records (company_id, entity, entity_id, content_hash, reason, first_run_id, last_run_id,
+       first_seen_at, last_seen_at, seen_runs, raw_json)
+     SELECT $6, d.entity, d.entity_id, d.content_hash, d.reason, $7, $7, $8, $8, 1, d.raw_json
+     FROM (SELECT DISTINCT ON (i.entity, i.entity_id, i.content_hash, i.reason) i.* FROM input i
+       WHERE NOT EXISTS (SELECT 1 FROM extended e WHERE e.entity = i.entity
+         AND e.entity_id IS NOT DISTINCT FROM i.entity_id AND e.content_hash = i.content_hash AND e.reason = i.reason)
+       ORDER BY i.entity, i.entity_id, i.content_hash, i.reason, i.n) d
+     ORDER BY d.n`,
+    [
+      rs.map((r) => r.entity),
+      rs.map((r) => r.entityId),
+      rs.map((r) => r.hash),
+      rs.map((r) => textValue(r.reason)),
+      rs.map((r) => textValue(r.rawJson)),
+      ctx.companyId,
+      ctx.runId,
+      ctx.at,
+      ctx.previousRunId,
+    ],
   );
 }
 

@@ -42,11 +42,12 @@ export async function applySnapshot(
         startedAt: string | null;
         runId: number | null;
         generation: number;
-        listedAt: string | null;
+        seenAt: string | null;
+        rejectionsRunId: string | null;
       }>(
         client,
-        `SELECT applied_started_at AS "startedAt", applied_run_id AS "runId",
-           write_generation AS generation, plans_listed_at AS "listedAt" FROM sync_state WHERE company_id = $1`,
+        `SELECT applied_started_at AS "startedAt", applied_run_id AS "runId", write_generation AS generation,
+           plans_seen_at AS "seenAt", rejections_run_id AS "rejectionsRunId" FROM sync_state WHERE company_id = $1`,
         [meta.companyId],
       );
       const state = rows[0];
@@ -71,8 +72,14 @@ export async function applySnapshot(
           companyId: meta.companyId,
           at: meta.startedAt,
           runId: meta.runId,
-          listedAt: state?.listedAt ?? null,
+          seenAt: state?.seenAt ?? null,
           touchedCompany: (c) => touched.add(c),
+        },
+        {
+          companyId: meta.companyId,
+          runId: meta.runId,
+          at: meta.startedAt,
+          previousRunId: state?.rejectionsRunId == null ? null : Number(state.rejectionsRunId),
         },
         batchSize,
       );
@@ -80,24 +87,34 @@ export async function applySnapshot(
       let n = 0;
       while (!step.done) {
         signal?.throwIfAborted();
-        const reply = await writer.add(step.value);
+        await writer.add(step.value);
         // Let the batch being written go on: its replies arrive as I/O, which awaiting an
         // operation (a microtask) never lets in.
         if (writer.busy && ++n % YIELD_EVERY === 0) await setImmediate();
-        step = ops.next(reply);
+        step = ops.next();
       }
       await writer.flush();
       const end: RunEnd = { ...step.value.run, finishedAt: meta.finishedAt() };
       await finishRun(client, meta.runId, end);
       await run(
         client,
-        `INSERT INTO sync_state (company_id, applied_started_at, applied_run_id, plans_listed_at, write_generation)
-         VALUES ($1, $2, $3, $4, 1)
+        `INSERT INTO sync_state (company_id, applied_started_at, applied_run_id, plans_listed_at, plans_seen_at,
+           rejections_run_id, write_generation)
+         VALUES ($1, $2, $3, $4, $5, $6, 1)
          ON CONFLICT (company_id) DO UPDATE SET applied_started_at = excluded.applied_started_at,
            applied_run_id = excluded.applied_run_id,
            plans_listed_at = coalesce(excluded.plans_listed_at, sync_state.plans_listed_at),
+           plans_seen_at = coalesce(excluded.plans_seen_at, sync_state.plans_seen_at),
+           rejections_run_id = coalesce(excluded.rejections_run_id, sync_state.rejections_run_id),
            write_generation = sync_state.write_generation + 1`,
-        [meta.companyId, meta.startedAt, meta.runId, step.value.plansListed ? meta.startedAt : null],
+        [
+          meta.companyId,
+          meta.startedAt,
+          meta.runId,
+          step.value.plansListed ? meta.startedAt : null,
+          step.value.plansSeen ? meta.startedAt : null,
+          step.value.rejections ? meta.runId : null,
+        ],
       );
       touched.delete(meta.companyId);
       if (touched.size)

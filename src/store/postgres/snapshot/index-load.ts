@@ -30,6 +30,24 @@ export async function loadIndex(
         byHash.set(hash, id);
         byId.set(id, { hash, deleted });
       }
+      const unlisted = new Set(
+        (
+          await client.query<[string]>({
+            text: "SELECT plan_id FROM unlisted_plans WHERE company_id = $1",
+            values: [companyId],
+            rowMode: "array",
+          })
+        ).rows.map(([id]) => Number(id)),
+      );
+      const rejected = new Set(
+        (
+          await client.query<[string]>({
+            text: "SELECT content_hash FROM v_rejected_now WHERE company_id = $1 AND entity = 'plan'",
+            values: [companyId],
+            rowMode: "array",
+          })
+        ).rows.map(([h]) => h),
+      );
       const reports = new Map<number, KnownRecord>();
       if (reportIds.length) {
         const found = await client.query<[number, string, boolean]>({
@@ -40,7 +58,11 @@ export async function loadIndex(
         for (const [id, hash, deleted] of found.rows) reports.set(id, { hash, deleted });
       }
       await client.query("COMMIT");
-      return { generation: Number(state.rows[0]?.[0] ?? 0), plans: { byHash, byId }, reports };
+      return {
+        generation: Number(state.rows[0]?.[0] ?? 0),
+        plans: { byHash, byId, unlisted, rejected },
+        reports,
+      };
     } catch (err) {
       await client.query("ROLLBACK").catch(() => {
         broken = true;

@@ -65,8 +65,8 @@ export interface WriteContext {
   companyId: number;
   at: string;
   runId: number;
-  /** The company's last complete list before this snapshot (sync_state.plans_listed_at). */
-  listedAt: string | null;
+  /** The company's last applied list before this snapshot (sync_state.plans_seen_at). */
+  seenAt: string | null;
   /** Another company lost a plan to this one: its index is stale now. */
   touchedCompany(companyId: number): void;
 }
@@ -269,26 +269,37 @@ export class PlanWriter {
     await this.#versions.open(db, items, this.ctx.at, this.ctx.runId);
   }
 
-  /** Seen unchanged in a list that does not vouch for all plans (deletions held back). */
-  async seen(db: PoolClient, ids: readonly number[]): Promise<void> {
-    if (ids.length)
-      await run(db, "UPDATE plans SET seen_at = $1 WHERE id = ANY($2::bigint[])", [this.ctx.at, ids]);
+  /** Missing from a list whose deletions were held back: their last sightings kept. */
+  async unlisted(db: PoolClient, ids: readonly number[]): Promise<void> {
+    if (!ids.length) return;
+    await run(
+      db,
+      `INSERT INTO unlisted_plans (plan_id, company_id, last_seen_at, missing_since)
+       SELECT id, company_id, greatest(seen_at, coalesce($2::timestamptz, seen_at)), $3 FROM plans
+       WHERE id = ANY($1::bigint[]) ON CONFLICT (plan_id) DO NOTHING`,
+      [ids, this.ctx.seenAt, this.ctx.at],
+    );
   }
 
-  /** Last seen: in its own last sighting, or in the last complete list (it was live then). */
+  /** In a list again (or no longer the company's live plans). */
+  async listed(db: PoolClient, ids: readonly number[]): Promise<void> {
+    if (ids.length) await run(db, "DELETE FROM unlisted_plans WHERE plan_id = ANY($1::bigint[])", [ids]);
+  }
+
+  /** Last seen: as unlisted, or its own last sighting, or the last list applied (it was live then). */
   async markDeleted(db: PoolClient, ids: readonly number[]): Promise<void> {
     if (!ids.length) return;
-    const { at, listedAt, companyId } = this.ctx;
+    const { at, seenAt, companyId } = this.ctx;
     const { rows } = await run<{ id: number }>(
       db,
-      `UPDATE plans SET deleted_at = $1, seen_at = greatest(seen_at, coalesce($3::timestamptz, seen_at))
+      `UPDATE plans SET deleted_at = $1, seen_at = coalesce(
+         (SELECT u.last_seen_at FROM unlisted_plans u WHERE u.plan_id = plans.id),
+         greatest(seen_at, coalesce($3::timestamptz, seen_at)))
        WHERE id = ANY($2::bigint[]) AND company_id = $4 AND deleted_at IS NULL RETURNING id`,
-      [at, ids, listedAt, companyId],
+      [at, ids, seenAt, companyId],
     );
-    await this.#versions.close(
-      db,
-      rows.map((r) => Number(r.id)),
-      at,
-    );
+    const gone = rows.map((r) => Number(r.id));
+    await this.#versions.close(db, gone, at);
+    await this.listed(db, gone);
   }
 }

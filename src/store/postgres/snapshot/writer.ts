@@ -7,14 +7,10 @@
  * write in flight at a time, in order, its failure reported by the next add or flush.
  */
 
-import { rejectedRecords } from "../../../schema/postgres/index.js";
-import type { SnapshotMeta, SnapshotOp, StoredRecord } from "../../port-snapshot.js";
-import { numbered, storedPage } from "../../stored-pages.js";
+import type { SnapshotMeta, SnapshotOp } from "../../port-snapshot.js";
 import type { PoolClient } from "../pool.js";
-import { recordSyncError } from "../runs/record.js";
+import { type RejectionContext, recordRejected, recordSyncError } from "../runs/record.js";
 import { writeSchema } from "../schema/index.js";
-import { batchInserter } from "../sql.js";
-import { textValue } from "../text.js";
 import { PlanBatch, PlanWriter, type WriteContext } from "./plans.js";
 import { ReportWriter } from "./reports.js";
 import type { NewVersion } from "./versions.js";
@@ -28,12 +24,11 @@ type ErrorOp = Extract<SnapshotOp, { op: "error" }>;
  */
 export const BATCH_SIZE = 5000;
 
-const insertRejects = batchInserter(rejectedRecords, { omit: ["id"] });
-
 interface Batch {
   contents: PlanBatch;
   revives: NewVersion[];
-  seen: number[];
+  unlisted: number[];
+  listed: number[];
   deletes: number[];
   rejects: Reject[];
   errors: ErrorOp[];
@@ -42,7 +37,8 @@ interface Batch {
 const emptyBatch = (): Batch => ({
   contents: new PlanBatch(),
   revives: [],
-  seen: [],
+  unlisted: [],
+  listed: [],
   deletes: [],
   rejects: [],
   errors: [],
@@ -61,6 +57,7 @@ export class SnapshotWriter {
     private readonly db: PoolClient,
     private readonly meta: SnapshotMeta,
     ctx: WriteContext,
+    private readonly rejections: RejectionContext,
     private readonly batchSize = BATCH_SIZE,
   ) {
     this.#plans = new PlanWriter(ctx);
@@ -72,16 +69,8 @@ export class SnapshotWriter {
     return this.#writing !== null;
   }
 
-  /**
-   * Takes one operation; writes when the batch is full or the operation cannot wait. Answers a
-   * "stored" operation with its page (everything before it written first).
-   */
-  async add(o: SnapshotOp): Promise<StoredRecord[] | undefined> {
-    const reply = await this.#add(o);
-    return Array.isArray(reply) ? reply : undefined;
-  }
-
-  async #add(o: SnapshotOp): Promise<unknown> {
+  /** Takes one operation; writes when the batch is full or the operation cannot wait. */
+  async add(o: SnapshotOp): Promise<void> {
     const { db } = this;
     switch (o.op) {
       case "plan.insert":
@@ -96,8 +85,11 @@ export class SnapshotWriter {
       case "plan.revive":
         await this.#planOp(o.id, (b) => b.revives.push({ id: o.id, contentHash: o.hash }));
         return;
-      case "plan.seen":
-        await this.#planOp(o.id, (b) => b.seen.push(o.id));
+      case "plan.unlisted":
+        await this.#planOp(o.id, (b) => b.unlisted.push(o.id));
+        return;
+      case "plan.listed":
+        await this.#planOp(o.id, (b) => b.listed.push(o.id));
         return;
       case "plan.delete":
         await this.#planOp(o.id, (b) => b.deletes.push(o.id));
@@ -121,20 +113,6 @@ export class SnapshotWriter {
         return this.#reports.renormalize(db, o.report);
       case "schema.write":
         return writeSchema(db, this.meta.companyId, this.meta.runId, this.meta.startedAt, o.write);
-      case "stored": {
-        const page = storedPage(
-          o.of,
-          { at: this.meta.startedAt, company: this.meta.companyId },
-          o.after,
-          o.limit,
-        );
-        let q = page.next([]);
-        while (!q.done) {
-          const { text, values } = numbered(q.value.sql, q.value.params);
-          q = page.next((await db.query<{ id: string; raw: string }>(text, values)).rows);
-        }
-        return q.value;
-      }
     }
   }
 
@@ -175,18 +153,10 @@ export class SnapshotWriter {
     const { runId } = this.meta;
     await this.#plans.write(db, b.contents);
     await this.#plans.revive(db, b.revives);
-    await this.#plans.seen(db, b.seen);
+    await this.#plans.listed(db, b.listed);
+    await this.#plans.unlisted(db, b.unlisted);
     await this.#plans.markDeleted(db, b.deletes);
-    await insertRejects(
-      db,
-      b.rejects.map((r) => ({
-        runId,
-        entity: r.entity,
-        entityId: r.entityId,
-        reason: textValue(r.reason),
-        rawJson: textValue(r.rawJson),
-      })),
-    );
+    await recordRejected(db, this.rejections, b.rejects);
     for (const e of b.errors) await recordSyncError(db, runId, e);
   }
 

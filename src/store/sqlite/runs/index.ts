@@ -1,6 +1,7 @@
 /** The SQLite adapter of RunStore. */
 import type { RunStore } from "../../port-runs.js";
 import type { Sqlite } from "../connection.js";
+import { prepared } from "../prepared.js";
 import { companyStates, setAlertState } from "./company-states.js";
 import { acquireLease, releaseLease, renewLease } from "./lease.js";
 import { abandonRun, finishRun, heartbeat, openRuns, recordSyncError, startRun } from "./record.js";
@@ -20,6 +21,15 @@ export function sqliteRuns(sqlite: Sqlite): RunStore {
       withShortBusyTimeout(sqlite, () => renewLease(sqlite, companyId, token, expiresAt), true),
     releaseLease: async (companyId, token) => releaseLease(sqlite, companyId, token),
     companyStates: async (ids) => companyStates(sqlite, ids),
+    rejectedNow: async (ids) => {
+      const out = new Map<number, number>(ids.map((c) => [c, 0]));
+      const rows = prepared(
+        sqlite,
+        "SELECT company_id AS c, count(*) AS n FROM v_rejected_now GROUP BY company_id",
+      ).all() as { c: number; n: number }[];
+      for (const r of rows) if (out.has(r.c)) out.set(r.c, r.n);
+      return out;
+    },
     setAlertState: async (companyId, expected, next, at) =>
       setAlertState(sqlite, companyId, expected, next, at),
   };

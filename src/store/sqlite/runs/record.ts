@@ -2,6 +2,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { syncErrors, syncRuns } from "../../../schema/sqlite/index.js";
 import type { OpenRun, RunEnd, RunStart, SyncErrorRecord } from "../../port-runs.js";
+import type { SnapshotOp } from "../../port-snapshot.js";
 import { openRunOf } from "../../rows.js";
 import type { Sqlite } from "../connection.js";
 import { orm } from "../orm.js";
@@ -50,19 +51,41 @@ export function recordSyncError(sqlite: Sqlite, runId: number, e: SyncErrorRecor
     .run();
 }
 
-/** Per rejected record of an apply, inside its transaction: a prepared statement (the snapshot's hot path). */
-export function recordRejected(
-  sqlite: Sqlite,
-  runId: number,
-  entity: "plan" | "scheduled_report",
-  entityId: number | null,
-  reason: string,
-  rawJson: string | null,
-): void {
+/** Where a snapshot's rejections go: its run, and the company's newest sync that recorded some. */
+export interface RejectionContext {
+  companyId: number;
+  runId: number;
+  at: string;
+  /** sync_state.rejections_run_id before this snapshot: the episodes it may extend. */
+  previousRunId: number | null;
+}
+
+type Rejected = Pick<
+  Extract<SnapshotOp, { op: "reject" }>,
+  "entity" | "entityId" | "reason" | "rawJson" | "hash"
+>;
+
+/**
+ * A rejected record, inside the snapshot's transaction: the same content rejected for the same
+ * reason by the company's previous sync (or earlier in this one) extends that episode's row
+ * (its small columns change, its text stays); anything else begins a row.
+ */
+export function recordRejected(sqlite: Sqlite, ctx: RejectionContext, r: Rejected): void {
+  const key = { ...ctx, entity: r.entity, entityId: r.entityId, hash: r.hash, reason: r.reason };
+  const extended = prepared(
+    sqlite,
+    `UPDATE rejected_records SET last_run_id = @runId, last_seen_at = @at,
+       seen_runs = seen_runs + (last_run_id <> @runId)
+     WHERE company_id = @companyId AND last_run_id IN (@previousRunId, @runId) AND entity = @entity
+       AND entity_id IS @entityId AND content_hash = @hash AND reason = @reason`,
+  ).run(key);
+  if (extended.changes > 0) return;
   prepared(
     sqlite,
-    "INSERT INTO rejected_records (run_id, entity, entity_id, reason, raw_json) VALUES (?, ?, ?, ?, ?)",
-  ).run(runId, entity, entityId, reason, rawJson);
+    `INSERT INTO rejected_records (company_id, entity, entity_id, content_hash, reason, first_run_id, last_run_id,
+       first_seen_at, last_seen_at, seen_runs, raw_json)
+     VALUES (@companyId, @entity, @entityId, @hash, @reason, @runId, @runId, @at, @at, 1, @rawJson)`,
+  ).run({ ...key, rawJson: r.rawJson });
 }
 
 export function openRuns(sqlite: Sqlite): OpenRun[] {

@@ -5,7 +5,6 @@
  */
 import type { RunEnd } from "../../port-runs.js";
 import type { ApplyResult, SnapshotMeta, SnapshotOp, SnapshotOps } from "../../port-snapshot.js";
-import { storedPage } from "../../stored-pages.js";
 import type { Sqlite } from "../connection.js";
 import { prepared } from "../prepared.js";
 import { finishRun, recordRejected, recordSyncError } from "../runs/record.js";
@@ -17,7 +16,9 @@ interface State {
   startedAt: string | null;
   runId: number | null;
   generation: number;
-  listedAt: string | null;
+  /** sync_state.plans_seen_at and rejections_run_id before this snapshot. */
+  seenAt: string | null;
+  rejectionsRunId: number | null;
 }
 
 export function applySnapshot(sqlite: Sqlite, meta: SnapshotMeta, ops: SnapshotOps): ApplyResult {
@@ -27,12 +28,13 @@ export function applySnapshot(sqlite: Sqlite, meta: SnapshotMeta, ops: SnapshotO
       const state = (prepared(
         sqlite,
         `SELECT applied_started_at AS startedAt, applied_run_id AS runId, write_generation AS generation,
-           plans_listed_at AS listedAt FROM sync_state WHERE company_id = ?`,
+           plans_seen_at AS seenAt, rejections_run_id AS rejectionsRunId FROM sync_state WHERE company_id = ?`,
       ).get(meta.companyId) as State | undefined) ?? {
         startedAt: null,
         runId: null,
         generation: 0,
-        listedAt: null,
+        seenAt: null,
+        rejectionsRunId: null,
       };
       if (state.startedAt && state.startedAt >= meta.startedAt)
         return {
@@ -43,27 +45,32 @@ export function applySnapshot(sqlite: Sqlite, meta: SnapshotMeta, ops: SnapshotO
         };
       if (state.generation !== meta.generation) return { applied: false, reason: "stale" };
       const touched = new Set<number>();
-      const write = writer(sqlite, meta, state.listedAt, touched);
+      const write = writer(sqlite, meta, state, touched);
       let step = ops.next();
       while (!step.done) {
-        const reply = write(step.value);
-        step = ops.next(Array.isArray(reply) ? reply : undefined);
+        write(step.value);
+        step = ops.next();
       }
       const end: RunEnd = { ...step.value.run, finishedAt: meta.finishedAt() };
       finishRun(sqlite, meta.runId, end);
       prepared(
         sqlite,
-        `INSERT INTO sync_state (company_id, applied_started_at, applied_run_id, plans_listed_at, write_generation)
-         VALUES (@company, @startedAt, @runId, @listedAt, 1)
+        `INSERT INTO sync_state (company_id, applied_started_at, applied_run_id, plans_listed_at, plans_seen_at,
+           rejections_run_id, write_generation)
+         VALUES (@company, @startedAt, @runId, @listedAt, @seenAt, @rejectionsRunId, 1)
          ON CONFLICT(company_id) DO UPDATE SET applied_started_at = excluded.applied_started_at,
            applied_run_id = excluded.applied_run_id,
            plans_listed_at = coalesce(excluded.plans_listed_at, sync_state.plans_listed_at),
+           plans_seen_at = coalesce(excluded.plans_seen_at, sync_state.plans_seen_at),
+           rejections_run_id = coalesce(excluded.rejections_run_id, sync_state.rejections_run_id),
            write_generation = sync_state.write_generation + 1`,
       ).run({
         company: meta.companyId,
         startedAt: meta.startedAt,
         runId: meta.runId,
         listedAt: step.value.plansListed ? meta.startedAt : null,
+        seenAt: step.value.plansSeen ? meta.startedAt : null,
+        rejectionsRunId: step.value.rejections ? meta.runId : null,
       });
       const bump = prepared(
         sqlite,
@@ -80,18 +87,19 @@ export function applySnapshot(sqlite: Sqlite, meta: SnapshotMeta, ops: SnapshotO
 function writer(
   sqlite: Sqlite,
   meta: SnapshotMeta,
-  listedAt: string | null,
+  state: State,
   touched: Set<number>,
-): (op: SnapshotOp) => unknown {
+): (op: SnapshotOp) => void {
   const at = meta.startedAt;
   const { runId, companyId } = meta;
   const plans = new PlanWriter(sqlite, {
     companyId,
     at,
     runId,
-    listedAt,
+    seenAt: state.seenAt,
     touchedCompany: (c) => touched.add(c),
   });
+  const rejections = { companyId, runId, at, previousRunId: state.rejectionsRunId };
   const reports = new ReportWriter(sqlite, at, runId);
   return (o) => {
     switch (o.op) {
@@ -105,8 +113,10 @@ function writer(
         return plans.renormalize(o.plan);
       case "report.renormalize":
         return reports.renormalize(o.report);
-      case "plan.seen":
-        return plans.seen(o.id);
+      case "plan.unlisted":
+        return plans.unlisted(o.id);
+      case "plan.listed":
+        return plans.listed(o.id);
       case "plan.delete":
         return plans.markDeleted(o.id);
       case "report.write":
@@ -118,17 +128,11 @@ function writer(
       case "report.delete":
         return reports.markDeleted(o.id);
       case "reject":
-        return recordRejected(sqlite, runId, o.entity, o.entityId, o.reason, o.rawJson);
+        return recordRejected(sqlite, rejections, o);
       case "error":
         return recordSyncError(sqlite, runId, o);
       case "schema.write":
         return writeSchema(sqlite, companyId, runId, at, o.write);
-      case "stored": {
-        const page = storedPage(o.of, { at, company: companyId }, o.after, o.limit);
-        let q = page.next([]);
-        while (!q.done) q = page.next(prepared(sqlite, q.value.sql).all(q.value.params) as never);
-        return q.value;
-      }
     }
   };
 }

@@ -19,6 +19,14 @@ export function loadIndex(sqlite: Sqlite, companyId: number, reportIds: readonly
       byHash.set(hash, id);
       byId.set(id, { hash, deleted: deletedAt !== null });
     }
+    const unlisted = new Set(
+      plucked(sqlite, "SELECT plan_id FROM unlisted_plans WHERE company_id = ?").all(companyId) as number[],
+    );
+    const rejected = new Set(
+      plucked(sqlite, "SELECT content_hash FROM v_rejected_now WHERE company_id = ? AND entity = 'plan'").all(
+        companyId,
+      ) as string[],
+    );
     const reports = new Map<number, KnownRecord>();
     const find = prepared(sqlite, "SELECT content_hash, deleted_at FROM scheduled_reports WHERE id = ?").raw(
       true,
@@ -27,6 +35,6 @@ export function loadIndex(sqlite: Sqlite, companyId: number, reportIds: readonly
       const row = find.get(id) as [string, string | null] | undefined;
       if (row) reports.set(id, { hash: row[0], deleted: row[1] !== null });
     }
-    return { generation, plans: { byHash, byId }, reports };
+    return { generation, plans: { byHash, byId, unlisted, rejected }, reports };
   })();
 }

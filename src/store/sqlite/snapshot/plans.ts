@@ -46,8 +46,8 @@ export interface WriteContext {
   companyId: number;
   at: string;
   runId: number;
-  /** The company's last complete list before this snapshot (sync_state.plans_listed_at). */
-  listedAt: string | null;
+  /** The company's last applied list before this snapshot (sync_state.plans_seen_at). */
+  seenAt: string | null;
   /** Another company lost a plan to this one: its index is stale now. */
   touchedCompany(companyId: number): void;
 }
@@ -62,7 +62,8 @@ export class PlanWriter {
   readonly #app: RowWriter<MobileAppRow>;
   readonly #ownerOf;
   readonly #revive;
-  readonly #seen;
+  readonly #unlisted;
+  readonly #listed;
   readonly #delete;
   readonly #versions: VersionHistory;
   /** Mobile apps already written in this run: they are shared by many plans. */
@@ -88,10 +89,18 @@ export class PlanWriter {
     );
     this.#ownerOf = sqlite.prepare("SELECT company_id FROM plans WHERE id = ?").pluck();
     this.#revive = sqlite.prepare("UPDATE plans SET deleted_at = NULL, seen_at = ? WHERE id = ?");
-    this.#seen = sqlite.prepare("UPDATE plans SET seen_at = ? WHERE id = ?");
-    // Last seen: in its own last sighting, or in the last complete list (it was live then).
+    // Last seen: its own last sighting, or the last list applied (it was live and in it then).
+    this.#unlisted = sqlite.prepare(
+      `INSERT INTO unlisted_plans (plan_id, company_id, last_seen_at, missing_since)
+       SELECT id, company_id, max(seen_at, coalesce(@seenAt, seen_at)), @at FROM plans WHERE id = @id
+       ON CONFLICT(plan_id) DO NOTHING`,
+    );
+    this.#listed = sqlite.prepare("DELETE FROM unlisted_plans WHERE plan_id = ?");
+    // Last seen: as unlisted, or its own last sighting, or the last list applied.
     this.#delete = sqlite.prepare(
-      `UPDATE plans SET deleted_at = @at, seen_at = max(seen_at, coalesce(@listedAt, seen_at))
+      `UPDATE plans SET deleted_at = @at, seen_at = coalesce(
+         (SELECT u.last_seen_at FROM unlisted_plans u WHERE u.plan_id = plans.id),
+         max(seen_at, coalesce(@seenAt, seen_at)))
        WHERE id = @id AND company_id = @companyId AND deleted_at IS NULL`,
     );
     this.#versions = new VersionHistory(sqlite, plans, planVersions);
@@ -135,14 +144,22 @@ export class PlanWriter {
     this.#versions.open(id, hash, this.#ctx.at, this.#ctx.runId);
   }
 
-  /** Seen unchanged in a list that does not vouch for all plans (deletions held back). */
-  seen(id: number): void {
-    this.#seen.run(this.#ctx.at, id);
+  /** Missing from a list whose deletions were held back: its last sighting kept. */
+  unlisted(id: number): void {
+    this.#unlisted.run({ id, at: this.#ctx.at, seenAt: this.#ctx.seenAt });
+  }
+
+  /** In a list again (or no longer the company's live plan). */
+  listed(id: number): void {
+    this.#listed.run(id);
   }
 
   markDeleted(id: number): void {
-    const { at, listedAt, companyId } = this.#ctx;
-    if (this.#delete.run({ at, listedAt, id, companyId }).changes > 0) this.#versions.close(id, at);
+    const { at, seenAt, companyId } = this.#ctx;
+    if (this.#delete.run({ at, seenAt, id, companyId }).changes > 0) {
+      this.#versions.close(id, at);
+      this.#listed.run(id);
+    }
   }
 
   #writeChildren(n: PlanRowSet): void {
