@@ -111,6 +111,11 @@ export interface RunStore {
   releaseLease(companyId: number, token: string): Promise<void>;
   companyStates(companyIds: readonly number[]): Promise<CompanyRunState[]>;
   /**
+   * Per company, the records its latest finished run rejected (rejected_records of that run):
+   * what is wrong with the service's data now. Companies without a run are left out.
+   */
+  rejectedNow(companyIds: readonly number[]): Promise<Map<number, number>>;
+  /**
    * Record that `next` was alerted, if the alerted state is still `expected` (compare and set):
    * of several daemons seeing the same change, exactly one gets true and sends the alert.
    */

@@ -24,6 +24,19 @@ export async function companyStates(db: Db, companyIds: readonly number[]): Prom
   return rows.map(companyStateOf);
 }
 
+/** Rejected records of each company's latest finished run, in one statement. */
+export async function rejectedNow(db: Db, companyIds: readonly number[]): Promise<Map<number, number>> {
+  const { rows } = await run<{ companyId: string | number; n: string | number }>(
+    db,
+    `SELECT c.id AS "companyId", (SELECT count(*) FROM rejected_records WHERE run_id = r.id) AS n
+     FROM unnest($1::bigint[]) AS c(id)
+     JOIN LATERAL (SELECT id FROM sync_runs WHERE company_id = c.id AND status <> 'running'
+       ORDER BY id DESC LIMIT 1) r ON true`,
+    [companyIds],
+  );
+  return new Map(rows.map((r) => [Number(r.companyId), Number(r.n)]));
+}
+
 /**
  * Compare and set in one statement: a company without a row gets one when null was expected;
  * otherwise the UPDATE takes the row's lock and, under READ COMMITTED, checks the state again

@@ -2,7 +2,7 @@
 import type { RunStore } from "../../port-runs.js";
 import type { Pool, PoolClient } from "../pool.js";
 import { transaction } from "../tx.js";
-import { companyStates, setAlertState } from "./company-states.js";
+import { companyStates, rejectedNow, setAlertState } from "./company-states.js";
 import { acquireLease, releaseLease, renewLease } from "./lease.js";
 import { abandonRun, finishRun, heartbeat, openRuns, recordSyncError, startRun } from "./record.js";
 
@@ -19,6 +19,7 @@ export function postgresRuns(pool: Pool): RunStore {
       briefly(pool, (c) => renewLease(c, companyId, token, expiresAt), true),
     releaseLease: (companyId, token) => releaseLease(pool, companyId, token),
     companyStates: (ids) => companyStates(pool, ids),
+    rejectedNow: (ids) => rejectedNow(pool, ids),
     setAlertState: (companyId, expected, next, at) => setAlertState(pool, companyId, expected, next, at),
   };
 }

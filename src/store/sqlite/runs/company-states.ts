@@ -22,6 +22,22 @@ export function companyStates(sqlite: Sqlite, companyIds: readonly number[]): Co
   return companyIds.map((company) => companyStateOf(state.get({ company }) as CompanyStateRow));
 }
 
+/** Rejected records of each company's latest finished run (one indexed count per company). */
+export function rejectedNow(sqlite: Sqlite, companyIds: readonly number[]): Map<number, number> {
+  const count = prepared(
+    sqlite,
+    `SELECT r.id AS runId, (SELECT count(*) FROM rejected_records WHERE run_id = r.id) AS n
+     FROM sync_runs r
+     WHERE r.id = (SELECT id FROM sync_runs WHERE company_id = ? AND status <> 'running' ORDER BY id DESC LIMIT 1)`,
+  );
+  const out = new Map<number, number>();
+  for (const company of companyIds) {
+    const row = count.get(company) as { n: number } | undefined;
+    if (row) out.set(company, row.n);
+  }
+  return out;
+}
+
 export function setAlertState(
   sqlite: Sqlite,
   companyId: number,

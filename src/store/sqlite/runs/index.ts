@@ -1,7 +1,7 @@
 /** The SQLite adapter of RunStore. */
 import type { RunStore } from "../../port-runs.js";
 import type { Sqlite } from "../connection.js";
-import { companyStates, setAlertState } from "./company-states.js";
+import { companyStates, rejectedNow, setAlertState } from "./company-states.js";
 import { acquireLease, releaseLease, renewLease } from "./lease.js";
 import { abandonRun, finishRun, heartbeat, openRuns, recordSyncError, startRun } from "./record.js";
 
@@ -20,6 +20,7 @@ export function sqliteRuns(sqlite: Sqlite): RunStore {
       withShortBusyTimeout(sqlite, () => renewLease(sqlite, companyId, token, expiresAt), true),
     releaseLease: async (companyId, token) => releaseLease(sqlite, companyId, token),
     companyStates: async (ids) => companyStates(sqlite, ids),
+    rejectedNow: async (ids) => rejectedNow(sqlite, ids),
     setAlertState: async (companyId, expected, next, at) =>
       setAlertState(sqlite, companyId, expected, next, at),
   };
