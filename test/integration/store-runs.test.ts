@@ -100,7 +100,12 @@ describe.each(storeKinds())("runs on $name", (kind) => {
     await store.runs.finish(second, { ...done, status: "partial" });
     const running = await store.runs.start({ companyId: COMPANY, trigger: "t", startedAt: T2, owner: me });
     await reject(running, 5);
-    const clean = await store.runs.start({ companyId: OTHER_COMPANY, trigger: "t", startedAt: T0, owner: me });
+    const clean = await store.runs.start({
+      companyId: OTHER_COMPANY,
+      trigger: "t",
+      startedAt: T0,
+      owner: me,
+    });
     await store.runs.finish(clean, done);
     const rejected = await store.runs.rejectedNow([COMPANY, OTHER_COMPANY, 999]);
     expect([...rejected.entries()].sort()).toEqual([
