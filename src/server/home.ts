@@ -57,8 +57,12 @@ function lastRunCell(c: HomeCompany, now: number): string {
 
 function freshnessCell(c: HomeCompany, now: number): string {
   const rule = `every ${escapeHtml(c.every)}, stale after ${escapeHtml(c.staleAfter)}`;
-  const last = c.lastSuccessAt ? `last success ${ago(c.lastSuccessAt, now)}` : "never synced";
-  return `<span class="${c.stale ? "bad" : "ok"}">${c.stale ? "stale" : "fresh"}</span>: ${last}<div class="why">${rule}</div>`;
+  const why = `<div class="why">${rule}</div>`;
+  // A company the daemon has not synced yet is given its periods to catch up: not stale, not fresh.
+  if (!c.lastSuccessAt)
+    return `<span class="${c.stale ? "bad" : "warn"}">${c.stale ? "stale" : "not yet"}</span>: never synced${why}`;
+  const word = c.stale ? "stale" : "fresh";
+  return `<span class="${c.stale ? "bad" : "ok"}">${word}</span>: last success ${ago(c.lastSuccessAt, now)}${why}`;
 }
 
 function nextRunCell(c: HomeCompany, now: number): string {
@@ -73,7 +77,7 @@ function nextRunCell(c: HomeCompany, now: number): string {
 
 function companyRow(c: HomeCompany, now: number): string {
   const h = health(c);
-  const cell = (label: string, html: string) => `<td data-label="${label}">${html}</td>`;
+  const cell = (label: string, html: string) => `<td data-label="${label}"><div>${html}</div></td>`;
   return `<tr data-company="${c.companyId}">${[
     cell("Company", `<b>${c.companyId}</b>`),
     cell("Health", `<span class="${h.cls}">${h.word}</span>`),
