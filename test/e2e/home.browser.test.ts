@@ -110,6 +110,7 @@ async function open(viewport: { width: number; height: number }): Promise<Page> 
 async function rowText(page: Page, id: number): Promise<string> {
   const row = page.locator(`tr[data-company="${id}"]`);
   await row.waitFor({ state: "visible" });
+  // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what a person reads
   return ((await row.innerText()) ?? "").replace(/\s+/g, " ").trim();
 }
 
@@ -129,7 +130,7 @@ describe("the home page at /", () => {
     expect(refused).toContain("not yet: never synced");
     expect(await page.locator('a[href="./queues"]').count()).toBe(1);
     expect(await page.locator('a[href="./metrics"]').count()).toBe(1);
-    expect(await page.locator("table.outbox").innerText()).toMatch(/created\s+0/);
+    expect(await page.locator("table.outbox").textContent()).toMatch(/created\s+0/);
     // The dashboard it links to answers with the same credentials.
     const board = await page.goto(`${url}/queues`);
     expect(board?.status()).toBe(200);
@@ -141,7 +142,8 @@ describe("the home page at /", () => {
     const shot = join(shots, "home-phone.png");
     await page.screenshot({ path: shot, fullPage: true });
     expect(statSync(shot).size).toBeGreaterThan(10_000);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    // Run in the page (strings: this project's types have no DOM).
+    const overflow = await page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
     expect(overflow).toBeLessThanOrEqual(0);
     const card = page.locator(`tr[data-company="${REFUSED}"]`);
     const box = await card.boundingBox();
@@ -151,7 +153,7 @@ describe("the home page at /", () => {
     expect(await page.locator("table.companies thead").isVisible()).toBe(false);
     const labels = await card
       .locator("td")
-      .evaluateAll((tds) => tds.map((td) => getComputedStyle(td, "::before").content));
+      .evaluateAll("tds => tds.map((td) => getComputedStyle(td, '::before').content)");
     expect(labels).toEqual(
       ["Company", "Health", "Last run", "Freshness", "Rejected now", "Schema changes", "Next run"].map(
         (l) => `"${l}"`,
@@ -165,7 +167,7 @@ describe("the home page at /", () => {
     const page = await context.newPage();
     const res = await page.goto(`${url}/`);
     expect(res?.status()).toBe(401);
-    expect(await page.locator("body").innerText()).not.toContain("5251");
+    expect(await page.locator("body").textContent()).not.toContain("5251");
     await context.close();
   });
 });
