@@ -5,7 +5,6 @@
  * they are, on a desktop and on a phone, behind the server's Basic auth. Screenshots are saved
  * (in TAS_TEST_SCREENSHOTS when set, to look at them; else in a temporary folder, removed).
  */
-import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/server.js";
 import { ensureBuilt } from "../support/built-cli.js";
 import { type RunningDaemon, startDaemon } from "../support/daemon.js";
+import { testPrefix } from "../support/owner.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -29,7 +29,7 @@ let daemon: RunningDaemon;
 let url: string;
 let dir: string;
 let shots: string;
-const prefix = `tas-test-${randomUUID()}`;
+const prefix = testPrefix();
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM))

@@ -14,7 +14,7 @@
  * in the `database` URL. The company usernames are not hunted: the service puts them in the
  * data it serves (a report's `created_user`), so they end up in the mirror by design.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
@@ -26,6 +26,7 @@ import { type RunningSimulator, SIM_CLIENT_ID, startSimulator } from "../../src/
 import type { Store } from "../../src/store/port.js";
 import { cli, ensureBuilt, type Run } from "../support/built-cli.js";
 import { type LogLine, startDaemon, until } from "../support/daemon.js";
+import { testPrefix } from "../support/owner.js";
 import { PG_URL } from "../support/postgres.js";
 import { OwnRedis } from "../support/redis-server.js";
 import { type NamedSecret, SecretSearch, secretForms } from "../support/secrets.js";
@@ -224,7 +225,7 @@ describe.each(storeKinds())("secrets on $name", (kind) => {
     const dir = mkdtempSync(join(tmpdir(), "tas-secrets-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     mkdirSync(join(dir, "tmp"));
-    const prefix = `tas-test-${randomUUID()}`;
+    const prefix = testPrefix();
     const config = join(dir, "config.json");
     writeFileSync(
       config,
