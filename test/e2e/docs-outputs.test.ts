@@ -159,7 +159,9 @@ async function run(setup: string, script: string): Promise<string> {
       ok(stdout),
     );
   });
+  // The directory reads as a server's would (paths in messages are absolute).
   return output
+    .replaceAll(dir, "/srv/tas-sync")
     .split("\n")
     .filter((l) => !l.startsWith('{"level"'))
     .join("\n");
