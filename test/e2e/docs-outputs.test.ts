@@ -111,9 +111,10 @@ const databases = new TestDatabases();
 /**
  * The setups a block can run in. Each gets a fresh directory; `simulator` and `quickstart`
  * share one simulator as `tas-sync simulate` starts it (2 companies, 50 plans and 3 reports
- * each, seed 1), which no block changes. `$PG_URL` is a fresh PostgreSQL database.
+ * each, seed 1), which no block changes; `drift` has one of its own whose plans change after
+ * the first plan list. `$PG_URL` is a fresh PostgreSQL database.
  */
-const SETUPS: Record<string, (dir: string) => Record<string, string>> = {
+const SETUPS: Record<string, (dir: string) => Record<string, string> | Promise<Record<string, string>>> = {
   empty: () => ({}),
   simulator: (dir) => {
     writeFileSync(join(dir, "tas-sync.config.json"), simulatorConfig(sim));
@@ -123,7 +124,16 @@ const SETUPS: Record<string, (dir: string) => Record<string, string>> = {
     writeFileSync(join(dir, "tas-sync.config.json"), quickstartConfig(sim));
     return { TAS_CLIENT_SECRET: "sim-client-secret", TAS_PASSWORD: "pass-5251" };
   },
+  // A simulator of its own whose plans change after the first plan list (a new field, a new
+  // value, a type change), 60 plans a company: the second sync finds schema changes.
+  drift: async (dir) => {
+    const own = await startSimulator({ port: 0, plans: 60, drift: true });
+    simulators.push(own);
+    writeFileSync(join(dir, "tas-sync.config.json"), simulatorConfig(own));
+    return {};
+  },
 };
+const simulators: RunningSimulator[] = [];
 
 beforeAll(async () => {
   await ensureBuilt();
@@ -136,6 +146,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await sim?.close();
+  for (const s of simulators) await s.close();
   await databases.dropAll();
   if (root) rmSync(root, { recursive: true, force: true });
 });
@@ -151,7 +162,7 @@ async function run(setup: string, script: string): Promise<string> {
     TAS_LOG_FORMAT: "json",
     EXAMPLES: join(ROOT, "examples"),
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
-    ...prepare(dir),
+    ...(await prepare(dir)),
   };
   if (script.includes("$PG_URL")) env.PG_URL = await databases.create();
   const output = await new Promise<string>((ok) => {
