@@ -1,6 +1,6 @@
 /**
  * No secret leaks, on SQLite and PostgreSQL: the built CLI runs `sync`, `push --wait`, a
- * `daemon` (scheduled syncs, a queued push, /metrics and /queues behind basic auth, webhook
+ * `daemon` (scheduled syncs, a queued push, /, /metrics and /queues behind basic auth, webhook
  * alerts), a `sync` whose credentials are refused, `status` and `push-failures`, all at log
  * level debug, with every secret unique to the run. Then every form of every secret (see
  * test/support/secrets.ts) is hunted in the logs and output, every file the run left (the
@@ -343,12 +343,17 @@ describe.each(storeKinds())("secrets on $name", (kind) => {
       ]);
       return res.status;
     };
+    expect(await get("/", serverPassword)).toBe(200);
+    // The home page shows the outbox as settled above (and, below, no secret anywhere in it).
+    expect(answers.at(-1)?.[2]).toContain('<td data-label="State">failed</td><td data-label="Rows">1</td>');
     expect(await get("/metrics", serverPassword)).toBe(200);
     expect(await get("/queues", serverPassword)).toBe(200);
     expect(await get("/queues/api/queues?page=1&jobsPerPage=50", serverPassword)).toBe(200);
     expect(await get("/metrics", wrongServerPassword)).toBe(401);
     expect(await get("/queues", wrongServerPassword)).toBe(401);
     expect(await get("/metrics")).toBe(401);
+    expect(await get("/", wrongServerPassword)).toBe(401);
+    expect(await get("/")).toBe(401);
     expect(await get("/healthz")).toBe(200);
     expect(await get("/readyz")).toBe(200);
 
