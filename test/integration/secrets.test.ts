@@ -105,6 +105,8 @@ async function database(
     await kind.cleanup(); // the database first: a role that owns one cannot be dropped
     const root = new pg.Client({ connectionString: PG_URL });
     await root.connect();
+    // A drop that gave up on a busy server (kind.cleanup is bounded) is done here: the role must go.
+    await root.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
     await root.query(`DROP ROLE IF EXISTS ${role}`);
     await root.end();
   });
@@ -344,8 +346,10 @@ describe.each(storeKinds())("secrets on $name", (kind) => {
       return res.status;
     };
     expect(await get("/", serverPassword)).toBe(200);
-    // The home page shows the outbox as settled above (and, below, no secret anywhere in it).
-    expect(answers.at(-1)?.[2]).toContain('<td data-label="State">failed</td><td data-label="Rows">1</td>');
+    // The home page counts the outbox as the store does (and, below, holds no secret).
+    const counts = await store.outbox.counts();
+    for (const state of ["created", "failed"] as const)
+      expect(answers.at(-1)?.[2]).toContain(`State">${state}</td><td data-label="Rows">${counts[state]}<`);
     expect(await get("/metrics", serverPassword)).toBe(200);
     expect(await get("/queues", serverPassword)).toBe(200);
     expect(await get("/queues/api/queues?page=1&jobsPerPage=50", serverPassword)).toBe(200);
