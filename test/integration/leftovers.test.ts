@@ -11,7 +11,15 @@ import { Redis } from "ioredis";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sweepDatabases, sweepRedis } from "../support/leftovers.js";
-import { OWNER, ownerAlive, ownerIn, startTicks, testDatabaseName, testPrefix } from "../support/owner.js";
+import {
+  HOST,
+  OWNER,
+  ownerAlive,
+  ownerIn,
+  startTicks,
+  testDatabaseName,
+  testPrefix,
+} from "../support/owner.js";
 import { PG_URL } from "../support/postgres.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -25,7 +33,7 @@ async function runner(): Promise<{ child: ChildProcess; owner: string; stop(): P
   if (!ticks) throw new Error("no /proc entry for the child");
   return {
     child,
-    owner: `p${child.pid}t${ticks}`,
+    owner: `p${child.pid}t${ticks}h${HOST}`,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill("SIGKILL");
@@ -73,7 +81,7 @@ async function databases(): Promise<string[]> {
 describe("the owner written into a name", () => {
   it("is this process, alive; a later process with the same id is not the same owner", () => {
     const me = ownerIn(testDatabaseName());
-    expect(me && `p${me.pid}t${me.ticks}`).toBe(OWNER);
+    expect(me && `p${me.pid}t${me.ticks}h${me.host}`).toBe(OWNER);
     expect(me && ownerAlive(me)).toBe(true);
     expect(ownerAlive({ pid: process.pid, ticks: "1" })).toBe(false);
     expect(ownerIn(testPrefix())).toEqual(me);
@@ -91,20 +99,23 @@ describe("the sweep of test databases", () => {
       ours: testDatabaseName(),
       live: `tas_test_${live.owner}_${hex()}`,
       dead: `tas_test_${dead.owner}_${hex()}`,
-      reused: `tas_test_p${process.pid}t1_${hex()}`,
+      reused: `tas_test_p${process.pid}t1h${HOST}_${hex()}`,
       unowned: `tas_test_${randomBytes(6).toString("hex")}`,
+      // Another machine's run on a shared server: its process ids mean nothing here.
+      elsewhere: `tas_test_${dead.owner.replace(/h[0-9a-f]{4}$/, HOST === "ffff" ? "heeee" : "hffff")}_${hex()}`,
     };
     try {
       for (const name of Object.values(names)) await createDatabase(name);
       expect((await sweepDatabases(PG_URL, { only: mine })).sort()).toEqual(
         [names.dead, names.reused].sort(),
       );
-      expect(await databases()).toEqual([names.live, names.ours, names.unowned].sort());
+      expect(await databases()).toEqual([names.elsewhere, names.live, names.ours, names.unowned].sort());
 
-      // Seven hours on: the unowned one is old; what running processes made is kept however old.
-      expect(await sweepDatabases(PG_URL, { only: mine, now: Date.now() + HOURS_7 })).toEqual([
-        names.unowned,
-      ]);
+      // Seven hours on: the unowned and the other machine's are old; what running processes
+      // here made is kept however old.
+      expect((await sweepDatabases(PG_URL, { only: mine, now: Date.now() + HOURS_7 })).sort()).toEqual(
+        [names.elsewhere, names.unowned].sort(),
+      );
       expect(await databases()).toEqual([names.live, names.ours].sort());
 
       // Its process ends (killed, as a worker on a timeout): the next sweep drops the rest.

@@ -2,14 +2,15 @@
  * The sweep of this suite's leftovers: PostgreSQL databases named tas_test_* and Redis keys under
  * tas-test-* prefixes that a test made and could not remove (its worker killed on a timeout, the
  * run stopped with kill -9, a cleanup that hung). Only what this suite names that way, and only
- * when its maker is gone: a name with an owner (owner.ts) is dropped when that process no longer
- * runs, never while it does, so a run beside this one keeps its own. A name without an owner
- * (made before owners were written) is dropped once it is older than `maxAgeMs`.
+ * when its maker is gone: a name with an owner (owner.ts) of this machine is dropped when that
+ * process no longer runs, never while it does, so a run beside this one keeps its own. A name
+ * without an owner (made before owners were written), or another machine's, is dropped once it
+ * is older than `maxAgeMs`.
  */
 
 import { Redis } from "ioredis";
 import pg from "pg";
-import { ownerAlive, ownerIn } from "./owner.js";
+import { HOST, ownerAlive, ownerIn } from "./owner.js";
 
 /** A name without an owner is a leftover when older than this: no run lasts that long. */
 export const UNOWNED_MAX_AGE_MS = 6 * 3_600_000;
@@ -26,7 +27,8 @@ export interface SweepOptions {
 function isLeftover(name: string, ageMs: () => number | null, opts: SweepOptions): boolean {
   if (opts.only && !opts.only(name)) return false;
   const owner = ownerIn(name);
-  if (owner) return !ownerAlive(owner);
+  // Another machine's run (a shared server): its processes cannot be asked, so by age.
+  if (owner && owner.host === HOST) return !ownerAlive(owner);
   const age = ageMs();
   return age !== null && age > (opts.maxAgeMs ?? UNOWNED_MAX_AGE_MS);
 }
@@ -86,7 +88,7 @@ export async function sweepRedis(url: string, opts: SweepOptions = {}): Promise<
       // Without an owner: a prefix is old when none of its keys was touched for maxAgeMs.
       const idle = async () =>
         Math.min(...(await Promise.all(keys.map(async (k) => Number(await redis.object("IDLETIME", k))))));
-      const idleMs = ownerIn(prefix) ? 0 : (await idle()) * 1000;
+      const idleMs = ownerIn(prefix)?.host === HOST ? 0 : (await idle()) * 1000;
       if (!isLeftover(prefix, () => idleMs, opts)) continue;
       for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
       swept.push(prefix);

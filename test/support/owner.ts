@@ -5,8 +5,9 @@
  * from what a live run (this one, or another beside it) is using. The start time (clock ticks
  * since boot, /proc/PID/stat) tells a process from a later one that got the same id.
  */
-import { randomBytes, randomUUID } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
 
 /** The start time of a process (clock ticks since boot), or null when it is not running. */
 export function startTicks(pid: number): string | null {
@@ -31,17 +32,29 @@ function processAlive(pid: number): boolean {
   }
 }
 
-/** This process, as written into the names it makes: p<pid>t<start ticks>. */
-export const OWNER = `p${process.pid}t${startTicks(process.pid) ?? "0"}`;
+/** This machine, in four hex digits: a process id means something only on its own machine. */
+export const HOST = createHash("sha1").update(hostname()).digest("hex").slice(0, 4);
 
-/** The owner written into a name made by this module, or null for any other name. */
-export function ownerIn(name: string): { pid: number; ticks: string } | null {
-  const m = /^tas[-_]test[-_]p(\d+)t(\d+)[-_]/.exec(name);
-  return m ? { pid: Number(m[1]), ticks: m[2] ?? "" } : null;
+/** This process, as written into the names it makes: p<pid>t<start ticks>h<host>. */
+export const OWNER = `p${process.pid}t${startTicks(process.pid) ?? "0"}h${HOST}`;
+
+export interface Owner {
+  pid: number;
+  ticks: string;
+  host: string;
 }
 
-/** Is the process that made `name` still running (the same process, not a later one with its id)? */
-export function ownerAlive(owner: { pid: number; ticks: string }): boolean {
+/** The owner written into a name made by this module, or null for any other name. */
+export function ownerIn(name: string): Owner | null {
+  const m = /^tas[-_]test[-_]p(\d+)t(\d+)h([0-9a-f]{4})[-_]/.exec(name);
+  return m ? { pid: Number(m[1]), ticks: m[2] ?? "", host: m[3] ?? "" } : null;
+}
+
+/**
+ * Is the process that made a name still running (the same process, not a later one with its
+ * id)? Only asked of this machine's processes (`owner.host === HOST`).
+ */
+export function ownerAlive(owner: Pick<Owner, "pid" | "ticks">): boolean {
   const ticks = startTicks(owner.pid);
   // Without /proc (not Linux), the id alone; ticks "0" were written where /proc was missing.
   if (ticks === null) return owner.ticks === "0" && processAlive(owner.pid);
