@@ -5,6 +5,8 @@ const ci = process.env.CI === "true";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // Removes the databases and Redis keys that test processes now gone left behind.
+    globalSetup: ["./test/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Integration tests share one Redis and spawn servers; the machine has two cores.

@@ -7,7 +7,17 @@ export const NAME = "create-scenario";
 export const payloadSchema = z.object({ key: z.string().min(1) });
 export type Payload = z.infer<typeof payloadSchema>;
 
-/** Stable job id per key: adding a job for a key that already has one is a no-op. */
+/**
+ * Finished jobs kept for the dashboard (the newest of each, by count): the outbox row keeps the
+ * outcome for good; these only let /queues show what was pushed lately.
+ */
+export const KEEP_COMPLETED = 1000;
+export const KEEP_FAILED = 1000;
+
+/**
+ * Stable job id per key: adding a job for a key that already has one is a no-op (PushQueue's
+ * enqueue removes a finished one first, so a row queued again gets a job).
+ */
 export function jobId(key: string): string {
   return `scn-${createHash("sha1").update(key).digest("hex")}`;
 }
@@ -17,8 +27,8 @@ export function jobOptions(key: string, maxAttempts: number) {
     jobId: jobId(key),
     attempts: maxAttempts,
     backoff: { type: "exponential", delay: 1000 },
-    removeOnComplete: true,
-    removeOnFail: true,
+    removeOnComplete: { count: KEEP_COMPLETED },
+    removeOnFail: { count: KEEP_FAILED },
   };
 }
 

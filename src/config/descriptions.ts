@@ -209,15 +209,17 @@ export const CONFIG_KEY_DOCS: Record<string, KeyDoc> = {
       "Address to listen on. A non-loopback address needs `server.username` and `server.password`, or `server.allowUnauthenticated`.",
   },
   "server.port": { description: "Port (0: any free port)." },
-  "server.username": { description: "HTTP Basic user for `/metrics` and `/queues`. Give both or neither." },
-  "server.password": { type: SECRET, description: "HTTP Basic password for `/metrics` and `/queues`." },
+  "server.username": {
+    description: "HTTP Basic user for `/` (the home page), `/metrics` and `/queues`. Give both or neither.",
+  },
+  "server.password": { type: SECRET, description: "HTTP Basic password for `/`, `/metrics` and `/queues`." },
   "server.dashboardWritable": {
     description:
       "Let the Bull Board page at `/queues` retry, promote, clean and remove jobs (read-only otherwise).",
   },
   "server.allowUnauthenticated": {
     description:
-      "Serve `/metrics` and `/queues` without credentials on a non-loopback `server.host`. Never together with `server.dashboardWritable`: the daemon refuses to start (exit 2) rather than let anyone who reaches it drive the push queue.",
+      "Serve `/`, `/metrics` and `/queues` without credentials on a non-loopback `server.host`. Never together with `server.dashboardWritable`: the daemon refuses to start (exit 2) rather than let anyone who reaches it drive the push queue.",
   },
   "server.allowedHosts": {
     description:

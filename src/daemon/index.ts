@@ -24,6 +24,7 @@ import { assertServerExposure, type RunningServer, startServer } from "../server
 import { freshness } from "../sync/freshness.js";
 import { withDriftAlerts } from "./drift-alerts.js";
 import { FreshnessMonitor } from "./freshness-monitor.js";
+import { homeView } from "./home.js";
 import { readinessProbe } from "./readiness.js";
 
 export interface DaemonRoles {
@@ -120,6 +121,7 @@ export async function runDaemon(cfg: Config, opts: DaemonOptions): Promise<numbe
           : {}),
         metrics,
         readiness: probe,
+        home: homeView({ cfg, store, freshness: states, sync, redisUp: () => watch.up }),
         queues: queues.map((q) => q.queue),
         dashboardWritable: cfg.server.dashboardWritable,
         allowedHosts: cfg.server.allowedHosts,

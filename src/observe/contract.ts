@@ -10,7 +10,7 @@ import { preview } from "../normalize/validate.js";
 import { JSON_TYPES, type JsonType, type ObservedPath, type SchemaChange } from "../schema/observed-types.js";
 import { DOCUMENTED } from "./documented.js";
 import { jsonTypeIndex, type PathNode, type Touches } from "./observation.js";
-import { metadataDocument, metadataEntity, metadataOs } from "./paths.js";
+import { metadataDocument, metadataEntity, metadataOs, own } from "./paths.js";
 import { pathKey } from "./settle.js";
 
 export type ContractMode = "evolve" | "freeze" | "discard_value";
@@ -47,7 +47,7 @@ export class AcceptedSchema {
   }
 
   accepts(entity: string, path: string, type: JsonType): boolean {
-    if (DOCUMENTED[entity]?.[path]?.includes(type as never)) return true;
+    if (own(own(DOCUMENTED, entity), path)?.includes(type as never)) return true;
     const k = pathKey(entity, path);
     return (this.#known.get(k)?.has(type) ?? false) || (this.#acknowledged.get(k)?.has(type) ?? false);
   }

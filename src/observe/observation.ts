@@ -4,6 +4,7 @@ import {
   metadataDocument,
   metadataEntity,
   metadataOs,
+  own,
   type RecordKind,
   ROUTES,
 } from "./paths.js";
@@ -194,13 +195,13 @@ export class Observation {
   #entity(entity: string, value: unknown): void {
     const root = this.root(entity);
     if (this.#touch(root, value) !== 5) return;
-    const routes = ROUTES[entity];
+    const routes = own(ROUTES, entity);
     const obj = value as Record<string, unknown>;
     for (const key of Object.keys(obj)) {
       const child = this.#child(root, key);
       if (!child) continue;
       const v = obj[key];
-      const route = routes?.[key];
+      const route = own(routes, key);
       if (!route) {
         this.#nested(child, v, 1);
         continue;

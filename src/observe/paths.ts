@@ -11,6 +11,14 @@ import { readMetadata } from "../normalize/index.js";
 
 export type RecordKind = "plan" | "scheduled_report";
 
+/**
+ * `table[key]` when `key` is the table's own: a key from a record ("constructor", "__proto__",
+ * "toString") must not find what every object inherits.
+ */
+export function own<T>(table: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return table !== undefined && Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
 /** How a key of an entity leads into another entity (the key itself is observed too). */
 export type Route =
   | { into: string }

@@ -17,9 +17,9 @@ export const JOB_STATES = [
 ] as const;
 
 /**
- * A push job is removed as soon as it completes or fails (the outbox row keeps the outcome), so
- * the push queue's completed and failed counts would always say 0 beside "created 20" in the
- * outbox: they are left out, and the outbox alone counts settled pushes.
+ * Only the newest finished push jobs are kept (by count, for the dashboard; the outbox row keeps
+ * the outcome), so the push queue's completed and failed counts would say 1000 beside "created
+ * 20000" in the outbox: they are left out, and the outbox alone counts settled pushes.
  */
 const PUSH_JOB_STATES = JOB_STATES.filter((s) => s !== "completed" && s !== "failed");
 
@@ -43,19 +43,24 @@ export async function readQueueState(q: OwnedQueue): Promise<QueueState> {
   return { name: q.name, paused: await q.queue.isPaused(), counts };
 }
 
+/** Next run of each company's sync scheduler (ms since the epoch). */
+export async function nextSyncRuns(sync: OwnedQueue): Promise<Map<number, number>> {
+  const next = new Map<number, number>();
+  for (const s of await sync.queue.getJobSchedulers()) {
+    const id = companyOfScheduler(s.key ?? "");
+    if (id !== null && typeof s.next === "number") next.set(id, s.next);
+  }
+  return next;
+}
+
 /** Both queues' state and the sync schedulers' next runs, with connections of its own. */
 export async function inspectQueues(cfg: Config, logger: Logger): Promise<QueuesSnapshot> {
   const sync = new OwnedQueue(SYNC_QUEUE, cfg, logger);
   const push = new OwnedQueue(PUSH_QUEUE, cfg, logger);
   try {
     const queues = [await readQueueState(sync), await readQueueState(push)];
-    const nextSync = new Map<number, number>();
-    for (const s of await sync.queue.getJobSchedulers()) {
-      const id = companyOfScheduler(s.key ?? "");
-      if (id !== null && typeof s.next === "number") nextSync.set(id, s.next);
-    }
     const workers = { sync: await sync.queue.getWorkersCount(), push: await push.queue.getWorkersCount() };
-    return { queues, nextSync, workers };
+    return { queues, nextSync: await nextSyncRuns(sync), workers };
   } finally {
     await sync.close();
     await push.close();

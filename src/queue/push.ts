@@ -48,15 +48,37 @@ export class PushQueue extends OwnedQueue implements PushJobs {
     const inFlight = new Set<Promise<unknown>>();
     for (let i = 0; i < keys.length; i += ENQUEUE_CHUNK) {
       const chunk = keys.slice(i, i + ENQUEUE_CHUNK);
-      const added: Promise<unknown> = this.queue
-        .addBulk(
-          chunk.map((key) => ({ name: createJob.NAME, data: { key }, opts: createJob.jobOptions(key, max) })),
+      const added: Promise<unknown> = this.#dropFinished(chunk)
+        .then(() =>
+          this.queue.addBulk(
+            chunk.map((key) => ({
+              name: createJob.NAME,
+              data: { key },
+              opts: createJob.jobOptions(key, max),
+            })),
+          ),
         )
         .finally(() => inFlight.delete(added));
       inFlight.add(added);
       if (inFlight.size >= ENQUEUE_IN_FLIGHT) await Promise.race(inFlight);
     }
     await Promise.all(inFlight);
+  }
+
+  /**
+   * Finished jobs are kept by count for the dashboard, under the key's stable id: one left for
+   * a key queued again (a held row released, a blocked row whose parent got its id) would make
+   * the new add a no-op. Two commands per chunk find them; finding none is the usual case.
+   */
+  async #dropFinished(keys: readonly string[]): Promise<void> {
+    const ids = keys.map((k) => createJob.jobId(k));
+    const finished = await Promise.all(
+      [this.queue.toKey("completed"), this.queue.toKey("failed")].map(
+        (set) => this.redis.zmscore(set, ...ids) as Promise<(string | null)[]>,
+      ),
+    );
+    const stale = ids.filter((_, i) => finished.some((scores) => scores[i] !== null));
+    await Promise.all(stale.map((id) => this.queue.remove(id)));
   }
 
   /** Remove jobs left behind for keys about to be queued again (retry-failed). */

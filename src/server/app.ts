@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { basicAuth } from "./auth.js";
 import { DASHBOARD_PATH, dashboard } from "./dashboard.js";
 import { healthz, readyz } from "./health.js";
+import { homeRoute } from "./home.js";
 import { hostCheck, servedHosts } from "./host-check.js";
 import { metricsRoute } from "./metrics-route.js";
 import type { ServerOptions } from "./types.js";
@@ -18,10 +19,12 @@ export function buildApp(opts: ServerOptions): Hono {
 
   if (opts.auth) {
     const auth = basicAuth(opts.auth);
+    app.use("/", auth);
     app.use("/metrics", auth);
     app.use(DASHBOARD_PATH, auth);
     app.use(`${DASHBOARD_PATH}/*`, auth);
   }
+  if (opts.home) app.get("/", homeRoute(opts.home, opts.readinessTimeoutMs ?? READINESS_TIMEOUT_MS));
   app.get("/metrics", metricsRoute(opts.metrics.registry));
   app.route(DASHBOARD_PATH, dashboard(opts.queues, opts.dashboardWritable));
 

@@ -1,4 +1,4 @@
-/** Refuses to serve metrics and the dashboard unauthenticated beyond this machine, unless told to. */
+/** Refuses to serve the home page, metrics and the dashboard unauthenticated beyond this machine, unless told to. */
 import { type Config, isLoopback } from "../config/index.js";
 import { UserError } from "../errors.js";
 
@@ -19,6 +19,6 @@ export function assertServerExposure(server: Config["server"]): void {
     );
   if (server.allowUnauthenticated) return;
   throw new ServerExposureError(
-    `server.host ${server.host} is reachable beyond this machine: set server.username and server.password, or "allowUnauthenticated": true to serve /metrics and /queues without them`,
+    `server.host ${server.host} is reachable beyond this machine: set server.username and server.password, or "allowUnauthenticated": true to serve /, /metrics and /queues without them`,
   );
 }

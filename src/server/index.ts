@@ -7,6 +7,7 @@ import type { RunningServer, ServerOptions } from "./types.js";
 
 export { parseBasic } from "./auth.js";
 export { assertServerExposure, ServerExposureError } from "./exposure.js";
+export type { HomeCompany, HomeView } from "./home-view.js";
 export type { BasicAuth, Readiness, ReadinessCheck, RunningServer, ServerOptions } from "./types.js";
 
 /** The server could not listen (address in use, not this machine's, bad port): the config's to fix. */

@@ -3,6 +3,7 @@ import type { Queue } from "bullmq";
 import type { Registry } from "prom-client";
 import type { Logger } from "../log.js";
 import type { Secret } from "../secret.js";
+import type { HomeView } from "./home-view.js";
 
 /** One dependency's state, as /readyz reports it. */
 export interface ReadinessCheck {
@@ -26,7 +27,7 @@ export interface ServerOptions {
   host: string;
   /** 0 picks a free port (tests). */
   port: number;
-  /** When set, /metrics and /queues require these credentials; /healthz and /readyz never do. */
+  /** When set, /, /metrics and /queues require these credentials; /healthz and /readyz never do. */
   auth?: BasicAuth;
   /** Without `auth`: Host names served besides the bound address and localhost (DNS-rebinding defence). */
   allowedHosts?: readonly string[];
@@ -34,6 +35,8 @@ export interface ServerOptions {
   readiness: () => Promise<Readiness>;
   /** How long /readyz waits for readiness() before answering 503; 2000 by default. */
   readinessTimeoutMs?: number;
+  /** What the home page at / shows; without it, / is not served. */
+  home?: () => Promise<HomeView>;
   /** The queues Bull Board shows at /queues. */
   queues: Queue[];
   /** Bull Board lets its users retry, promote, pause and remove jobs only when true. */

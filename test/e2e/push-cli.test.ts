@@ -5,7 +5,6 @@
  * at the seed file or at Redis run on SQLite (they never reach a store, and a SQLite file that
  * was never created shows it best).
  */
-import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -15,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/server.js";
 import { REDIS_URL, simConfig } from "../integration/push-harness.js";
 import { cli, ensureBuilt } from "../support/built-cli.js";
+import { testPrefix } from "../support/owner.js";
 import { type StoreKind, storeKind, storeKinds } from "../support/stores.js";
 
 const WRONG_TOKEN = "wrong-token-Kd5mP1";
@@ -46,7 +46,7 @@ interface Setup {
  * the database is a SQLite file in the temp dir unless given.
  */
 function setup(name: string, over: Record<string, unknown> = {}, db = join(dir, `${name}.db`)): Setup {
-  const prefix = `tas-test-${randomUUID()}`;
+  const prefix = testPrefix();
   prefixes.push(prefix);
   const config = join(dir, `${name}.json`);
   writeFileSync(

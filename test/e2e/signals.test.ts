@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CREATE_ROUTE } from "../../src/simulator/router.js";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/server.js";
 import { ensureBuilt, type Run, startCli } from "../support/built-cli.js";
+import { testPrefix } from "../support/owner.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 /** Far longer than any test: a request held this long is only ever ended by the signal. */
@@ -53,7 +54,7 @@ function writeConfig(
 ): { path: string; db: string } {
   const name = randomUUID();
   const db = join(dir, `${name}.db`);
-  const prefix = `tas-test-${randomUUID()}`;
+  const prefix = testPrefix();
   prefixes.push(prefix);
   const path = join(dir, `${name}.json`);
   writeFileSync(

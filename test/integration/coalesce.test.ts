@@ -1,13 +1,13 @@
 /** coalesceWrites on a real Redis: the commands of one turn leave in one socket write. */
-import { randomUUID } from "node:crypto";
 import type { Socket } from "node:net";
 import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { coalesceWrites } from "../../src/queue/coalesce.js";
+import { testPrefix } from "../support/owner.js";
 import { REDIS_URL } from "./push-harness.js";
 
 let redis: Redis;
-const prefix = `tas-test-coalesce-${randomUUID()}`;
+const prefix = testPrefix();
 
 beforeEach(async () => {
   redis = coalesceWrites(new Redis(REDIS_URL, { maxRetriesPerRequest: 1 }));

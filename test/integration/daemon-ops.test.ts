@@ -15,6 +15,7 @@ import { type RunningSimulator, startSimulator } from "../../src/simulator/serve
 import type { Store } from "../../src/store/port.js";
 import { ensureBuilt } from "../support/built-cli.js";
 import { type RunningDaemon, startDaemon, until } from "../support/daemon.js";
+import { testPrefix } from "../support/owner.js";
 import { type StoreKind, storeKinds } from "../support/stores.js";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -53,7 +54,7 @@ interface Setup {
 
 /** A config file on a fresh database of `kind` (the daemon migrates it). */
 async function setup(kind: StoreKind, over: Record<string, unknown> = {}): Promise<Setup> {
-  const prefix = `tas-test-${randomUUID()}`;
+  const prefix = testPrefix();
   prefixes.push(prefix);
   const database = await kind.fresh();
   const config = join(dir, `${randomUUID()}.json`);

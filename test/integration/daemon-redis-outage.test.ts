@@ -4,7 +4,6 @@
  * pushes resume with no manual action, each row created exactly once by the service's count. A redis-server of the test's
  * own (restarted by it), the built CLI, the simulator, one SQLite file shared by both daemons.
  */
-import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,6 +13,7 @@ import { type RunningSimulator, startSimulator } from "../../src/simulator/serve
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import { ensureBuilt } from "../support/built-cli.js";
 import { type RunningDaemon, startDaemon, until } from "../support/daemon.js";
+import { testPrefix } from "../support/owner.js";
 import { OwnRedis } from "../support/redis-server.js";
 import { notOnce } from "./push-harness.js";
 
@@ -48,7 +48,7 @@ async function readyz(
 
 describe("a Redis outage under two daemons", () => {
   it("is reported by /readyz, and syncs and pushes resume after Redis comes back empty", async () => {
-    const prefix = `tas-test-${randomUUID()}`;
+    const prefix = testPrefix();
     const database = join(dir, "shared.db");
     const config = join(dir, "config.json");
     writeFileSync(

@@ -20,6 +20,7 @@ import { type RunningSimulator, startSimulator } from "../../src/simulator/serve
 import { openStore } from "../../src/store/open.js";
 import type { Store } from "../../src/store/port.js";
 import { ensureBuilt, type Run, startCli } from "../support/built-cli.js";
+import { testPrefix } from "../support/owner.js";
 import { freePort } from "../support/redis-server.js";
 import { type StoreKind, storeKind, storeKinds } from "../support/stores.js";
 
@@ -45,7 +46,7 @@ const prefixes: string[] = [];
 const cleanups: (() => Promise<void> | void)[] = [];
 
 function newPrefix(): string {
-  const prefix = `tas-test-${randomUUID()}`;
+  const prefix = testPrefix();
   prefixes.push(prefix);
   return prefix;
 }

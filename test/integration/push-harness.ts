@@ -5,7 +5,6 @@
  * Redis), the CLI run in this process, and checks of what the simulator really holds.
  */
 
-import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +17,8 @@ import type { AdminScenario } from "../../src/simulator/scenarios.js";
 import type { FaultOptions, RunningSimulator, SimulatorOptions } from "../../src/simulator/server.js";
 import { startSimulator } from "../../src/simulator/server.js";
 import type { Store } from "../../src/store/port.js";
+import { bounded } from "../support/bounded.js";
+import { testPrefix } from "../support/owner.js";
 import { type Sql, type StoreKind, sqlOn } from "../support/stores.js";
 
 export const logger = createLogger({ level: "silent", pretty: false });
@@ -143,7 +144,7 @@ export async function startPushHarness(kind: StoreKind, opts: HarnessOptions = {
   });
   const dir = mkdtempSync(join(tmpdir(), "tas-push-test-"));
   const database = await kind.fresh({ migrated: true });
-  const prefix = `tas-test-${randomUUID()}`;
+  const prefix = testPrefix();
   const over = typeof opts.config === "function" ? opts.config(sim) : (opts.config ?? {});
   const raw = simConfig(sim, database, prefix, over);
   const configPath = join(dir, "config.json");
@@ -214,11 +215,13 @@ export async function startPushHarness(kind: StoreKind, opts: HarnessOptions = {
     store,
     redisKeys,
     async close() {
-      const keys = await redisKeys();
-      if (keys.length) await redis.del(...keys);
+      await bounded(`the Redis keys under ${prefix}`, async () => {
+        const keys = await redisKeys();
+        if (keys.length) await redis.del(...keys);
+      });
       redis.disconnect();
-      await sim.close();
-      for (const s of stores) await s.close();
+      await bounded("the simulator", () => sim.close());
+      await bounded("the stores", () => Promise.all(stores.map((s) => s.close())));
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -69,6 +69,8 @@ describe.each(storeKinds())("push --wait against the simulator on $name", (k) =>
     const run = await t.cli(["push", file, "--wait"]);
     expect(run.out).toContain("created 5, already existed 0, failed 0");
     expect(run.code).toBe(0);
+    // The finished jobs stay for the dashboard (kept by count, KEEP_COMPLETED), one per row.
+    expect(await t.redis.zcard(`${t.prefix}:push:completed`)).toBe(5);
 
     const rows = await t.requests();
     expect(rows.map((r) => [r.key, r.status, r.attempts])).toEqual([

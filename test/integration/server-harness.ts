@@ -1,11 +1,12 @@
 /** Real BullMQ queues under a fresh prefix, and a quiet server started on port 0, for server tests. */
-import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { pino } from "pino";
 import { Metrics, queueJobCounts } from "../../src/metrics.js";
 import { Secret } from "../../src/secret.js";
 import { type RunningServer, type ServerOptions, startServer } from "../../src/server/index.js";
+import { bounded } from "../support/bounded.js";
+import { testPrefix } from "../support/owner.js";
 
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 export const USER = "ops";
@@ -19,7 +20,7 @@ export interface TestQueues {
 }
 
 export async function testQueues(names: string[]): Promise<TestQueues> {
-  const prefix = `tas-test-${randomUUID()}`;
+  const prefix = testPrefix();
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   const queues = names.map((name) => new Queue(name, { connection: redis, prefix }));
   await Promise.all(queues.map((q) => q.waitUntilReady()));
@@ -27,9 +28,11 @@ export async function testQueues(names: string[]): Promise<TestQueues> {
     queues,
     prefix,
     async cleanup() {
-      await Promise.all(queues.map((q) => q.close()));
-      const keys = await redis.keys(`${prefix}:*`);
-      if (keys.length) await redis.del(...keys);
+      await bounded("the test queues", () => Promise.all(queues.map((q) => q.close())));
+      await bounded(`the Redis keys under ${prefix}`, async () => {
+        const keys = await redis.keys(`${prefix}:*`);
+        if (keys.length) await redis.del(...keys);
+      });
       redis.disconnect();
     },
   };

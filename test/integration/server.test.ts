@@ -2,7 +2,7 @@
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UserError } from "../../src/errors.js";
-import { type RunningServer, ServerListenError } from "../../src/server/index.js";
+import { type HomeView, type RunningServer, ServerListenError } from "../../src/server/index.js";
 import {
   basic,
   PASSWORD,
@@ -96,10 +96,36 @@ describe("metrics", () => {
   });
 });
 
+const homeView = async (): Promise<HomeView> => ({
+  generatedAt: "2026-11-27T12:00:00.000Z",
+  companies: [
+    {
+      companyId: 5251,
+      every: "15m",
+      staleAfter: "45m",
+      lastRun: {
+        id: 1,
+        status: "succeeded",
+        startedAt: "2026-11-27T11:59:00.000Z",
+        finishedAt: null,
+        error: null,
+      },
+      lastSuccessAt: "2026-11-27T11:59:00.000Z",
+      stale: false,
+      failing: false,
+      rejectedNow: 0,
+      openChanges: 0,
+      nextRunAt: null,
+    },
+  ],
+  outbox: { counts: { created: 2 }, held: [] },
+  problems: [],
+});
+
 describe("basic auth", () => {
   let s: RunningServer;
   beforeAll(async () => {
-    s = await start(tq.queues, withAuth);
+    s = await start(tq.queues, { ...withAuth, home: homeView });
   });
 
   it.each([
@@ -109,11 +135,13 @@ describe("basic auth", () => {
     ["a malformed header", { Authorization: "Basic not-base64!" }],
     ["another scheme", { Authorization: `Bearer ${PASSWORD}` }],
   ])("refuses /metrics, /queues and the board's API with %s", async (_, headers: Record<string, string>) => {
-    for (const path of ["/metrics", "/queues", "/queues/api/queues", "/queues/static/favicon.ico"]) {
+    for (const path of ["/", "/metrics", "/queues", "/queues/api/queues", "/queues/static/favicon.ico"]) {
       const res = await fetch(`${s.url}${path}`, { headers });
       expect(res.status, path).toBe(401);
       expect(res.headers.get("www-authenticate"), path).toBe('Basic realm="tas-sync"');
-      expect(await res.text(), path).not.toContain("tas_sync");
+      const body = await res.text();
+      expect(body, path).not.toContain("tas_sync");
+      expect(body, path).not.toContain("5251");
     }
   });
 
@@ -127,10 +155,45 @@ describe("basic auth", () => {
     expect(page.headers.get("content-type")).toContain("text/html");
   });
 
-  it("asks no credentials for /metrics and /queues when none are configured", async () => {
-    const open = await start(tq.queues);
+  it("serves the home page at / with the right credentials, no script allowed, not cached", async () => {
+    const res = await fetch(`${s.url}/`, { headers: basic(USER, PASSWORD) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(await res.text()).toContain('<tr data-company="5251">');
+  });
+
+  it("asks no credentials for /, /metrics and /queues when none are configured", async () => {
+    const open = await start(tq.queues, { home: homeView });
+    expect((await fetch(`${open.url}/`)).status).toBe(200);
     expect((await fetch(`${open.url}/metrics`)).status).toBe(200);
     expect((await fetch(`${open.url}/queues`)).status).toBe(200);
+  });
+});
+
+describe("the home page", () => {
+  it("answers 503 with the reason, escaped, when the daemon's state cannot be read", async () => {
+    const s = await start(tq.queues, {
+      home: async () => {
+        throw new Error("database <b>gone</b>");
+      },
+    });
+    const res = await fetch(`${s.url}/`);
+    expect(res.status).toBe(503);
+    expect(await res.text()).toContain("could not be read: database &lt;b&gt;gone&lt;/b&gt;");
+  });
+
+  it("answers 503 when the state does not come in time", async () => {
+    const s = await start(tq.queues, { home: () => new Promise(() => {}), readinessTimeoutMs: 100 });
+    const res = await fetch(`${s.url}/`);
+    expect(res.status).toBe(503);
+    expect(await res.text()).toContain("did not answer within 100 ms");
+  });
+
+  it("is not served by a server given no home view", async () => {
+    const s = await start(tq.queues);
+    expect((await fetch(`${s.url}/`)).status).toBe(404);
   });
 });
 

@@ -81,6 +81,39 @@ describe.each(storeKinds())("runs on $name", (kind) => {
     expect(results.filter((r) => r.ok)).toHaveLength(1);
   });
 
+  it("counts the records each company's latest finished run rejected, not a running one's", async () => {
+    const reject = async (runId: number, n: number) => {
+      for (let i = 0; i < n; i++)
+        await kind.rows(
+          store,
+          "INSERT INTO rejected_records (run_id, entity, entity_id, reason) VALUES (?, 'plan', ?, 'bad') RETURNING id",
+          runId,
+          i,
+        );
+    };
+    const done = { status: "succeeded" as const, counts: emptyCounts(), finishedAt: T1, error: null };
+    const first = await store.runs.start({ companyId: COMPANY, trigger: "t", startedAt: T0, owner: me });
+    await reject(first, 3);
+    await store.runs.finish(first, done);
+    const second = await store.runs.start({ companyId: COMPANY, trigger: "t", startedAt: T1, owner: me });
+    await reject(second, 1);
+    await store.runs.finish(second, { ...done, status: "partial" });
+    const running = await store.runs.start({ companyId: COMPANY, trigger: "t", startedAt: T2, owner: me });
+    await reject(running, 5);
+    const clean = await store.runs.start({
+      companyId: OTHER_COMPANY,
+      trigger: "t",
+      startedAt: T0,
+      owner: me,
+    });
+    await store.runs.finish(clean, done);
+    const rejected = await store.runs.rejectedNow([COMPANY, OTHER_COMPANY, 999]);
+    expect([...rejected.entries()].sort()).toEqual([
+      [COMPANY, 1],
+      [OTHER_COMPANY, 0],
+    ]);
+  });
+
   it("sets the alert state only when it is still the expected one", async () => {
     expect(await store.runs.setAlertState(COMPANY, "ok", "failing", T0)).toBe(false);
     expect(await store.runs.setAlertState(COMPANY, null, "ok", T0)).toBe(true);

@@ -1,12 +1,18 @@
 /**
  * Test databases on the PostgreSQL at PG_URL (default postgres://postgres@127.0.0.1:5432/postgres):
- * each made with a random name (tas_test_...) and dropped by whoever made it, never another.
+ * each made with a name that says which process made it (tas_test_<owner>_..., see owner.ts) and
+ * dropped by whoever made it, never another; what a process could not drop (it was killed, the
+ * drop hung) the next sweep removes once that process is gone (test/global-setup.ts).
  */
-import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { maskUrl } from "../../src/config/index.js";
+import { withDeadline } from "../../src/deadline.js";
+import { CLEANUP_MS } from "./bounded.js";
+import { testDatabaseName } from "./owner.js";
 
 export const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+/** A DROP DATABASE takes well under a second, but tens of seconds on a loaded server. */
+const DROP_MS = 40_000;
 
 /** Creates and drops the databases of one test file. */
 export class TestDatabases {
@@ -14,13 +20,14 @@ export class TestDatabases {
   #admin: pg.Pool | null = null;
 
   #pool(): pg.Pool {
-    this.#admin ??= new pg.Pool({ connectionString: PG_URL, max: 2 });
+    // A statement that waits past this (a DROP behind a lock) gives up instead of holding a hook.
+    this.#admin ??= new pg.Pool({ connectionString: PG_URL, max: 4, statement_timeout: DROP_MS });
     return this.#admin;
   }
 
   /** A new, empty database (or a copy of `template`, a database this made); returns its URL. */
   async create(opts: { template?: string } = {}): Promise<string> {
-    const name = `tas_test_${randomBytes(6).toString("hex")}`;
+    const name = testDatabaseName();
     try {
       if (opts.template !== undefined) {
         const template = new URL(opts.template).pathname.slice(1);
@@ -46,12 +53,38 @@ export class TestDatabases {
     return url.toString();
   }
 
-  /** Drops every database this made (closing what is still connected to them). */
-  async dropAll(): Promise<void> {
-    for (const name of this.#made.splice(0))
-      await this.#pool().query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await this.#admin?.end();
+  /**
+   * Drops every database this made (closing what is still connected to them), in at most
+   * `ms`: a hook never waits on a drop for its whole timeout. What is not dropped by then is
+   * named on stderr and left to the sweep (test/global-setup.ts), which removes it once this
+   * process is gone.
+   */
+  async dropAll(ms = CLEANUP_MS): Promise<void> {
+    const names = this.#made.splice(0);
+    const admin = this.#admin;
     this.#admin = null;
+    if (!admin) return;
+    const left = new Set(names);
+    // Side by side (the pool's connections): a slow drop is mostly waiting, not working.
+    const drops = Promise.all(
+      names.map(async (name) => {
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        left.delete(name);
+      }),
+    );
+    const o = await withDeadline(drops, ms);
+    if (left.size > 0) {
+      const why = !o.settled
+        ? `not done in ${ms} ms`
+        : "error" in o
+          ? String((o.error as Error).message)
+          : "";
+      console.warn(
+        `test databases not dropped (${why}); the next sweep removes them: ${[...left].join(", ")}`,
+      );
+    }
+    // A pool with a query still running would wait for it: end it without waiting long.
+    await withDeadline(admin.end(), 2000);
   }
 }
 

@@ -59,6 +59,19 @@ export const garbage: fc.Arbitrary<unknown> = fc.oneof(
   fc.constant(null),
 );
 
+/**
+ * One-key objects whose key is a name every JavaScript object has ("__proto__", "constructor",
+ * "prototype"), as JSON.parse makes them: own keys, the value a string or anything at all.
+ */
+export const reservedKeyMap: fc.Arbitrary<unknown> = fc
+  .tuple(
+    fc.constantFrom("__proto__", "constructor", "prototype"),
+    fc.oneof(fc.string({ maxLength: 12 }), garbage),
+  )
+  .map(
+    ([key, value]) => JSON.parse(`{${JSON.stringify(key)}: ${JSON.stringify(value) ?? "null"}}`) as unknown,
+  );
+
 /** Usually `right`, sometimes null, sometimes anything at all. */
 function mostly<T>(right: fc.Arbitrary<T>): fc.Arbitrary<unknown> {
   return fc.oneof(
@@ -133,7 +146,13 @@ export const planLike: fc.Arbitrary<Record<string, unknown>> = withExtras(
         environments: mostly(small(fc.record({ id: mostly(int) }))),
         performance_data_enabled: mostly(fc.boolean()),
         resolutions: mostly(
-          fc.dictionary(weirdString, fc.oneof(text, fc.constant("1920x1080")), { maxKeys: 4 }),
+          fc.oneof(
+            {
+              weight: 4,
+              arbitrary: fc.dictionary(weirdString, fc.oneof(text, fc.constant("1920x1080")), { maxKeys: 4 }),
+            },
+            { weight: 1, arbitrary: reservedKeyMap },
+          ),
         ),
         clear_app_data: mostly(fc.boolean()),
         fetch_app_files: mostly(small(garbage)),

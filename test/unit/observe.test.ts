@@ -59,6 +59,34 @@ describe("an observation", () => {
     expect(byPath.get("plan screen_shot_type")?.values).toEqual([{ value: "YES", count: 1 }]);
   });
 
+  it.for(["__proto__", "constructor", "prototype", "toString"])(
+    "observes a key named %s as a path like any other, and a contract judges it without throwing",
+    (key) => {
+      const k = JSON.stringify(key);
+      const record = JSON.parse(
+        `{"id":1,"company_id":1,${k}:{"a":1},"period":{${k}:2},"resolutions":{${k}:"1x1"},"selected_android_mobile_app":{"id":3,${k}:"x","mobile_app_metadata":"{${JSON.stringify(k).slice(1, -1)}:true}"}}`,
+      ) as Record<string, unknown>;
+      const obs = new Observation(50);
+      obs.record("plan", record, 1, 1);
+      const { byPath } = rows(obs);
+      const types = (p: string) => typesText(byPath.get(p)?.types ?? {});
+      expect(types(`plan ${key}`)).toBe("object");
+      expect(types(`plan ${key}.a`)).toBe("integer");
+      expect(types(`period ${key}`)).toBe("integer");
+      expect(types(`resolutions ${key}`)).toBe("string");
+      expect(types(`mobile_app ${key}`)).toBe("string");
+      expect(types(`mobile_app_metadata:ANDROID ${key}`)).toBe("boolean");
+      // Only the entities of a plan: the key led nowhere else.
+      expect(new Set([...byPath.keys()].map((p) => p.split(" ")[0]))).toEqual(
+        new Set(["plan", "period", "resolutions", "mobile_app", "mobile_app_metadata:ANDROID"]),
+      );
+      const contract = new AcceptedSchema([], []);
+      expect(contract.accepts("plan", key, "object")).toBe(false);
+      expect(contract.refusal(obs.walk("plan", record))).toContain(`plan.${key}: object`);
+      expect(({} as Record<string, unknown>).a).toBeUndefined();
+    },
+  );
+
   it("takes a record back: +1 then -1 leaves every count where it was", () => {
     const obs = new Observation(50);
     obs.record("plan", plan(), 1, 1);

@@ -1,0 +1,244 @@
+/**
+ * Every command output quoted in README.md and docs/ is produced here, by the built CLI, so that
+ * counts, wording and step numbers cannot drift from what the program prints.
+ *
+ * A ```text block is marked by an HTML comment on the line above it (invisible on the page):
+ *
+ *   <!-- output in quickstart:
+ *   tas-sync migrate
+ *   tas-sync sync
+ *   -->
+ *
+ * The lines after `output in SETUP:` are a shell script (sh), run in a fresh directory of the
+ * SETUP below with `tas-sync` on the PATH; what it prints (stdout and stderr, in order, log lines
+ * left out) must equal the block after both are normalized: durations, timestamps, ports and
+ * PostgreSQL URLs read as placeholders, and a line `…` in the block stands for any lines. A
+ * block that is not output (a diagram, a layout, a format) says so: `<!-- not output: why -->`;
+ * an output that no setup here can produce yet (a daemon's status, a chaos run) says why:
+ * `<!-- output not checked: why -->`, a debt that the test counts. Any other text block fails
+ * the test, so a new quote of output cannot go unchecked.
+ */
+import { execFile } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningSimulator, startSimulator } from "../../src/simulator/server.js";
+import { BIN, ensureBuilt, ROOT } from "../support/built-cli.js";
+import { TestDatabases } from "../support/postgres.js";
+
+interface Block {
+  where: string;
+  /** The marker: an output's setup and script, or why it is not output; null when unmarked. */
+  marker: { setup: string; script: string } | { notOutput: string } | null;
+  text: string;
+}
+
+const markdown = [
+  join(ROOT, "README.md"),
+  ...readdirSync(join(ROOT, "docs"), { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".md") && !f.startsWith("reference"))
+    .map((f) => join(ROOT, "docs", f)),
+];
+
+function blocksIn(path: string): Block[] {
+  const text = readFileSync(path, "utf8");
+  const lineOf = (index: number) => text.slice(0, index).split("\n").length;
+  const out: Block[] = [];
+  for (const m of text.matchAll(/^```text\n([\s\S]*?)^```/gm)) {
+    const before = text.slice(0, m.index).replace(/\n$/, "");
+    const comment = /<!--((?:(?!<!--)[\s\S])*?)-->$/.exec(before);
+    let marker: Block["marker"] = null;
+    const body = comment?.[1]?.trim() ?? "";
+    const output = /^output in ([a-z-]+):\n([\s\S]*)$/.exec(body);
+    if (output) marker = { setup: output[1] ?? "", script: output[2] ?? "" };
+    else if (/^(not output|output not checked):/.test(body)) marker = { notOutput: body };
+    out.push({ where: `${relative(ROOT, path)}:${lineOf(m.index ?? 0)}`, marker, text: m[1] ?? "" });
+  }
+  return out;
+}
+
+const blocks = markdown.flatMap(blocksIn);
+
+/** What varies from run to run reads the same on both sides. */
+function normalize(text: string): string[] {
+  return text
+    .replace(/\b\d+-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b/g, "<time>")
+    .replace(/\b\d+(\.\d+)? ?(s|ms)\b/g, "<duration>")
+    .replace(/\b(127\.0\.0\.1|localhost):\d+/g, "$1:<port>")
+    .replace(/postgres(ql)?:\/\/[^\s)]+/g, "<postgres url>")
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .filter((l, i, all) => l !== "" || i < all.length - 1);
+}
+
+/** Does `actual` match `expected`, where a line `…` (or `...`) in `expected` stands for any lines? */
+function matches(expected: string[], actual: string[]): boolean {
+  const [first, ...rest] = expected;
+  if (first === undefined) return actual.length === 0;
+  if (first === "…" || first === "...")
+    return actual.some((_, i) => matches(rest, actual.slice(i))) || matches(rest, []);
+  return actual[0] === first && matches(rest, actual.slice(1));
+}
+
+/** The config of the README's quickstart (step 3), pointed at `sim`. */
+function quickstartConfig(sim: RunningSimulator): string {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const json = /\*\*3\. Write a config\.\*\*[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)?.[1];
+  if (!json) throw new Error("README.md: no config under step 3 (**3. Write a config.**)");
+  return json.replaceAll("http://127.0.0.1:8080", `http://127.0.0.1:${sim.port}`);
+}
+
+/** Both simulator companies, each with its static token, syncing into ./tas.db. */
+function simulatorConfig(sim: RunningSimulator): string {
+  const config = {
+    baseUrl: sim.baseUrl,
+    companies: sim.companies.map((c) => ({
+      id: c.id,
+      reportIds: c.reportIds,
+      auth: { token: c.staticToken },
+    })),
+    database: "./tas.db",
+  };
+  return JSON.stringify(config, null, 2);
+}
+
+let root: string;
+let bin: string;
+let sim: RunningSimulator;
+const databases = new TestDatabases();
+
+/**
+ * The setups a block can run in. Each gets a fresh directory; `simulator` and `quickstart`
+ * share one simulator as `tas-sync simulate` starts it (2 companies, 50 plans and 3 reports
+ * each, seed 1), which no block changes; `drift` has one of its own whose plans change after
+ * the first plan list. `$PG_URL` is a fresh PostgreSQL database.
+ */
+const SETUPS: Record<string, (dir: string) => Record<string, string> | Promise<Record<string, string>>> = {
+  empty: () => ({}),
+  simulator: (dir) => {
+    writeFileSync(join(dir, "tas-sync.config.json"), simulatorConfig(sim));
+    return {};
+  },
+  quickstart: (dir) => {
+    writeFileSync(join(dir, "tas-sync.config.json"), quickstartConfig(sim));
+    return { TAS_CLIENT_SECRET: "sim-client-secret", TAS_PASSWORD: "pass-5251" };
+  },
+  // A simulator of its own whose plans change after the first plan list (a new field, a new
+  // value, a type change), 60 plans a company: the second sync finds schema changes.
+  drift: async (dir) => {
+    const own = await startSimulator({ port: 0, plans: 60, drift: true });
+    simulators.push(own);
+    writeFileSync(join(dir, "tas-sync.config.json"), simulatorConfig(own));
+    return {};
+  },
+};
+const simulators: RunningSimulator[] = [];
+
+beforeAll(async () => {
+  await ensureBuilt();
+  root = mkdtempSync(join(tmpdir(), "tas-docs-out-"));
+  bin = join(root, "bin");
+  mkdirSync(bin);
+  writeFileSync(join(bin, "tas-sync"), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  chmodSync(join(bin, "tas-sync"), 0o755);
+  sim = await startSimulator({ port: 0 });
+}, 120_000);
+afterAll(async () => {
+  await sim?.close();
+  for (const s of simulators) await s.close();
+  await databases.dropAll();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+/** Runs a block's script; stdout and stderr in the order written, JSON log lines left out. */
+async function run(setup: string, script: string): Promise<string> {
+  const prepare = SETUPS[setup];
+  if (!prepare) throw new Error(`unknown setup "${setup}" (known: ${Object.keys(SETUPS).join(", ")})`);
+  const dir = mkdtempSync(join(root, `${setup}-`));
+  const env: NodeJS.ProcessEnv = {
+    PATH: `${bin}:${process.env.PATH}`,
+    HOME: dir,
+    TAS_LOG_FORMAT: "json",
+    EXAMPLES: join(ROOT, "examples"),
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    ...(await prepare(dir)),
+  };
+  if (script.includes("$PG_URL")) env.PG_URL = await databases.create();
+  const output = await new Promise<string>((ok) => {
+    execFile("sh", ["-c", `exec 2>&1\n${script}`], { cwd: dir, env, timeout: 60_000 }, (_err, stdout) =>
+      ok(stdout),
+    );
+  });
+  // The directory reads as a server's would (paths in messages are absolute).
+  return output
+    .replaceAll(dir, "/srv/tas-sync")
+    .split("\n")
+    .filter((l) => !l.startsWith('{"level"'))
+    .join("\n");
+}
+
+describe("the comparison of a block with what was printed", () => {
+  const block = normalize(
+    "database ./tas.db is up to date (7 migrations applied)\ncompany 1: succeeded in 0.3s\n…",
+  );
+  it("lets durations, ports and the lines under … vary", () => {
+    const printed =
+      "database ./tas.db is up to date (7 migrations applied)\ncompany 1: succeeded in 12.5s\nmore\nlines";
+    expect(matches(block, normalize(printed))).toBe(true);
+    expect(matches(normalize("at 127.0.0.1:8080"), normalize("at 127.0.0.1:41831"))).toBe(true);
+  });
+  it("tells a changed count or a missing line", () => {
+    expect(
+      matches(
+        block,
+        normalize("database ./tas.db is up to date (5 migrations applied)\ncompany 1: succeeded in 0.3s"),
+      ),
+    ).toBe(false);
+    expect(matches(block, normalize("database ./tas.db is up to date (7 migrations applied)"))).toBe(false);
+  });
+});
+
+describe("command outputs quoted in the README and docs/", () => {
+  it("finds the blocks, and each is marked as output or as not output", () => {
+    expect(blocks.filter((b) => b.marker && "setup" in b.marker).length).toBeGreaterThanOrEqual(5);
+    const unmarked = blocks.filter((b) => b.marker === null).map((b) => b.where);
+    expect(unmarked, "mark each as <!-- output in SETUP: script --> or <!-- not output: why -->").toEqual([]);
+  });
+
+  const outputs = blocks.flatMap((b) => (b.marker && "setup" in b.marker ? [{ ...b, ...b.marker }] : []));
+  it.for(outputs)("$where is what its commands print", async ({ where, setup, script, text }) => {
+    const actual = await run(setup, script);
+    const expected = normalize(text);
+    if (!matches(expected, normalize(actual)))
+      expect.fail(
+        `${where}: the block differs from what its commands print.\nblock:\n${text}\nprinted:\n${actual}`,
+      );
+  });
+});
+
+describe("the quickstart's steps", () => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const quickstart = readme.slice(
+    readme.indexOf("## Quickstart"),
+    readme.indexOf("\n## ", readme.indexOf("## Quickstart") + 1),
+  );
+  const steps = [...quickstart.matchAll(/^\*\*(\d+)\. ([^*]+?)\.?\*\*/gm)].map((m) => ({
+    n: Number(m[1]),
+    title: m[2] ?? "",
+  }));
+
+  it("are numbered 1, 2, 3, … in order", () => {
+    expect(steps.length).toBeGreaterThanOrEqual(5);
+    expect(steps.map((s) => s.n)).toEqual(steps.map((_, i) => i + 1));
+  });
+
+  it("are named by number and title where the text points at one", () => {
+    // "step 8, *Point it at your company*,": a number alone would drift when a step is added.
+    for (const m of readme.matchAll(/\bsteps? (\d+)(, \*([^*]+)\*)?/g)) {
+      const step = steps.find((s) => s.n === Number(m[1]));
+      expect(m[2], `"${m[0]}": write "step N, *Title*"`).toBeDefined();
+      expect(step?.title, `"${m[0]}" names no step of that number and title`).toBe(m[3]);
+    }
+  });
+});
