@@ -160,6 +160,34 @@ export const CONFIG_KEY_DOCS: Record<string, KeyDoc> = {
     type: '`"evolve"`, `"freeze"` or `"discard_value"`',
     description: "The same for scheduled reports.",
   },
+  retention: {
+    description:
+      'How long bookkeeping is kept: a duration (`"90d"`, at least `"1h"`) or `"never"` (kept for ever). The daemon prunes once a day, in small batches; `tas-sync prune` does the same on demand. Plan and report history (`plan_versions`, `report_versions`) is never pruned. See [Retention](../operations.md#retention).',
+  },
+  "retention.runs": {
+    type: 'duration or `"never"`',
+    default: '`"90d"`',
+    description:
+      "Run records (`sync_runs`) started longer ago than this go with their errors (`sync_errors`). A run stays whatever its age while something points at it: each company's newest run and newest success, the run of the snapshot applied (`sync_state.applied_run_id`), a run that is still running, a run that changed records (the plan and report versions it wrote name it), a run whose rejected records stay, and a run the observed schema names. Its errors go all the same.",
+  },
+  "retention.rejected": {
+    type: 'duration or `"never"`',
+    default: '`"90d"`',
+    description:
+      "Rejected records (`rejected_records`) of runs started longer ago than this (those of the runs kept above stay).",
+  },
+  "retention.pushes": {
+    type: 'duration or `"never"`',
+    default: '`"never"`',
+    description:
+      "Settled push rows (`scenario_requests` created, exists or failed) not changed for this long, and `seed_rejections` recorded that long ago; a row that an unsettled or newer row names as its parent stays. Kept for ever by default: a row is what makes pushing the same seed file again a no-op, and a pruned row pushed again is sent again (the service refuses the name, so it ends `failed`, not duplicated). `scenarios` is never pruned.",
+  },
+  "retention.schemaChanges": {
+    type: 'duration or `"never"`',
+    default: '`"never"`',
+    description:
+      "Acknowledged schema changes (`schema_changes`) detected longer ago than this; open ones stay. `schema_paths` and `schema_values` describe the records held now and are not pruned.",
+  },
   push: { description: "The push side." },
   "push.ratePerSecond": {
     description:

@@ -1,7 +1,7 @@
 /** The zod schema of the config file. Secrets may be written "env:NAME"; durations as "15m". */
 import { z } from "zod";
 import { type DatabaseTarget, databaseTarget, postgresUrlProblem } from "./database.js";
-import { duration, envString, type SecretsAt, secret, secretUrl, url } from "./fields.js";
+import { duration, envString, retention, type SecretsAt, secret, secretUrl, url } from "./fields.js";
 
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
 const HTTP = ["http:", "https:"] as const;
@@ -93,6 +93,25 @@ const syncSchema = z
     };
   });
 
+const DAY_MS = 86_400_000;
+
+/**
+ * `retention`: how long bookkeeping is kept (null: for ever). Plan and report history (versions)
+ * is the product and has no key: it is never pruned.
+ */
+const retentionSchema = z
+  .strictObject({
+    /** Run records (sync_runs) and their errors (sync_errors). */
+    runs: retention().default(90 * DAY_MS),
+    /** Rejected records of runs that old. */
+    rejected: retention().default(90 * DAY_MS),
+    /** Settled push rows (created, exists, failed) and seed-file rejections. */
+    pushes: retention().default(null),
+    /** Acknowledged schema changes. */
+    schemaChanges: retention().default(null),
+  })
+  .prefault({});
+
 const serverSchema = (env: NodeJS.ProcessEnv, at: SecretsAt) =>
   z
     .strictObject({
@@ -177,6 +196,7 @@ export function configSchema(env: NodeJS.ProcessEnv = process.env, secretsAt: Se
         .prefault({}),
       server: serverSchema(env, secretsAt),
       schema: schemaSettings.prefault({}),
+      retention: retentionSchema,
       alerts: z
         .strictObject({
           webhookUrl: secretUrl(env, HTTP, secretsAt).optional(),

@@ -4,6 +4,7 @@ import { DEFAULT_BUSY_TIMEOUT_MS, isBusy, openConnection, type Sqlite } from "./
 import { appliedMigrations, migrateSqlite } from "./migrate.js";
 import { sqliteOutbox } from "./outbox/index.js";
 import { readOnlyQuery } from "./query.js";
+import { sqliteRetention } from "./retention.js";
 import { sqliteRuns } from "./runs/index.js";
 import { sqliteSchema } from "./schema/index.js";
 import { applySnapshot } from "./snapshot/apply.js";
@@ -63,6 +64,7 @@ export function openSqliteStore(path: string, opts: SqliteOptions = {}): SqliteS
     },
     outbox: sqliteOutbox(sqlite),
     schema: sqliteSchema(sqlite),
+    retention: sqliteRetention(sqlite),
     sql: {
       query: async (sql) => readOnlyQuery(path, sql),
       migrationCount: async () => appliedMigrations(sqlite),

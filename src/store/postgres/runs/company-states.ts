@@ -12,7 +12,8 @@ export async function companyStates(db: Db, companyIds: readonly number[]): Prom
     db,
     `SELECT c.id AS "companyId", r.id, r.status, r.started_at AS "startedAt", r.finished_at AS "finishedAt",
        r.fetched, r.inserted, r.updated, r.unchanged, r.deleted, r.rejected, r.error,
-       (SELECT max(started_at) FROM sync_runs WHERE company_id = c.id AND status IN ('succeeded', 'partial') AND trigger <> 'replay') AS "lastSuccessAt",
+       (SELECT started_at FROM sync_runs WHERE company_id = c.id AND status IN ('succeeded', 'partial') AND trigger <> 'replay'
+         ORDER BY started_at DESC LIMIT 1) AS "lastSuccessAt",
        st.applied_started_at AS "appliedStartedAt", st.alert_state AS "alertState"
      FROM unnest($1::bigint[]) WITH ORDINALITY AS c(id, n)
      LEFT JOIN LATERAL (SELECT * FROM sync_runs WHERE company_id = c.id AND status <> 'running'

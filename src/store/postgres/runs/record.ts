@@ -1,5 +1,5 @@
 /** sync_runs rows: start, heartbeat, end; and sync_errors / rejected_records. */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { syncErrors, syncRuns } from "../../../schema/postgres/index.js";
 import type { OpenRun, RunEnd, RunStart, SyncErrorRecord } from "../../port-runs.js";
 import { openRunOf } from "../../rows.js";
@@ -66,7 +66,8 @@ export async function openRuns(db: Db): Promise<OpenRun[]> {
         ownerPid: syncRuns.ownerPid,
       })
       .from(syncRuns)
-      .where(running)
+      // A literal, not a parameter: the partial index sync_runs_running_idx then applies.
+      .where(sql`${syncRuns.status} = 'running'`)
       .orderBy(asc(syncRuns.id)),
   );
   return rows.map(openRunOf);

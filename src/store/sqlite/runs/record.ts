@@ -1,5 +1,5 @@
 /** sync_runs rows: start, heartbeat, end; and sync_errors / rejected_records. */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { syncErrors, syncRuns } from "../../../schema/sqlite/index.js";
 import type { OpenRun, RunEnd, RunStart, SyncErrorRecord } from "../../port-runs.js";
 import { openRunOf } from "../../rows.js";
@@ -66,20 +66,23 @@ export function recordRejected(
 }
 
 export function openRuns(sqlite: Sqlite): OpenRun[] {
-  return orm(sqlite)
-    .select({
-      id: syncRuns.id,
-      companyId: syncRuns.companyId,
-      startedAt: syncRuns.startedAt,
-      heartbeatAt: syncRuns.heartbeatAt,
-      ownerHost: syncRuns.ownerHost,
-      ownerPid: syncRuns.ownerPid,
-    })
-    .from(syncRuns)
-    .where(running)
-    .orderBy(asc(syncRuns.id))
-    .all()
-    .map(openRunOf);
+  return (
+    orm(sqlite)
+      .select({
+        id: syncRuns.id,
+        companyId: syncRuns.companyId,
+        startedAt: syncRuns.startedAt,
+        heartbeatAt: syncRuns.heartbeatAt,
+        ownerHost: syncRuns.ownerHost,
+        ownerPid: syncRuns.ownerPid,
+      })
+      .from(syncRuns)
+      // A literal, not a parameter: the partial index sync_runs_running_idx then applies.
+      .where(sql`${syncRuns.status} = 'running'`)
+      .orderBy(asc(syncRuns.id))
+      .all()
+      .map(openRunOf)
+  );
 }
 
 export function abandonRun(sqlite: Sqlite, runId: number, finishedAt: string, reason: string): boolean {
