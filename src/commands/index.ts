@@ -3,7 +3,7 @@
  * texts and option specs only. Each command's implementation is imported when it runs, so
  * `--help` and `<command> --help` load none of undici, BullMQ, SQLite, drizzle, pino or zod.
  */
-import { demoSpec, migrateSpec, querySpec, replaySpec, syncSpec } from "./catalog/pull.js";
+import { demoSpec, migrateSpec, pruneSpec, querySpec, replaySpec, syncSpec } from "./catalog/pull.js";
 import {
   pushFailuresSpec,
   pushSpec,
@@ -26,6 +26,7 @@ export const commands: Command[] = [
   setParentIdSpec,
   replaySpec,
   migrateSpec,
+  pruneSpec,
   querySpec,
   simulateSpec,
   demoSpec,

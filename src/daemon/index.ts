@@ -23,6 +23,7 @@ import { assertServerExposure, type RunningServer, startServer } from "../server
 import { freshness } from "../sync/freshness.js";
 import { withDriftAlerts } from "./drift-alerts.js";
 import { FreshnessMonitor } from "./freshness-monitor.js";
+import { Pruner } from "./pruner.js";
 import { readinessProbe } from "./readiness.js";
 
 export interface DaemonRoles {
@@ -78,6 +79,8 @@ export async function runDaemon(cfg: Config, opts: DaemonOptions): Promise<numbe
   if (push) queues.push(push);
   const reconciler = push ? new PushReconciler(store.outbox, push, logger) : null;
   const monitor = sync ? new FreshnessMonitor({ cfg, store, logger, states, sender }) : null;
+  // Retention once a day, by the daemons that sync (whose runs make the bookkeeping).
+  const pruner = sync ? new Pruner({ retention: cfg.retention, store, logger, metrics }) : null;
   let server: RunningServer | null = null;
   try {
     if (sync) {
@@ -101,6 +104,7 @@ export async function runDaemon(cfg: Config, opts: DaemonOptions): Promise<numbe
       reconciler?.requeue({ message: "re-queued push rows after Redis came back" }).catch(() => {});
     });
     monitor?.start();
+    pruner?.start();
     if (roles.server) {
       const probe = readinessProbe({
         redis: watch,
@@ -152,6 +156,7 @@ export async function runDaemon(cfg: Config, opts: DaemonOptions): Promise<numbe
     return 0;
   } finally {
     reconciler?.stop();
+    await pruner?.stop();
     // Alerts still being delivered get a few seconds, not the whole of their retries.
     if (monitor) await withDeadline(monitor.stop(), 5000);
     const graceOver = () => {
