@@ -46,7 +46,7 @@ export function pruneSql(d: Dialect, table: PrunedTable, opts: { rejectedBefore?
           AND inserted = 0 AND updated = 0 AND deleted = 0
           AND (${opts.rejectedBefore ? `started_at < ${time(d, "rejectedBefore")} OR ` : ""}NOT EXISTS
             (SELECT 1 FROM rejected_records rr WHERE rr.run_id = sync_runs.id))
-          AND id NOT IN (SELECT run_id FROM schema_changes)
+          AND NOT EXISTS (SELECT 1 FROM schema_changes c WHERE c.run_id = sync_runs.id)
           AND id NOT IN (SELECT first_run_id FROM schema_paths WHERE first_run_id IS NOT NULL)
           AND id NOT IN (SELECT last_run_id FROM schema_paths WHERE last_run_id IS NOT NULL)`,
       };

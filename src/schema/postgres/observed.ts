@@ -59,5 +59,7 @@ export const schemaChanges = pgTable(
     index("schema_changes_company_idx").on(t.companyId, t.id),
     // Open changes per company (status, the daemon's drift gauge), without reading the acknowledged ones.
     index("schema_changes_open_idx").on(t.companyId).where(sql`acknowledged_at IS NULL`),
+    // A prune keeps the runs that found a change.
+    index("schema_changes_run_idx").on(t.runId),
   ],
 );
