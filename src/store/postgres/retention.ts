@@ -52,7 +52,7 @@ export function postgresRetention(pool: Pool): RetentionStore {
       const text = table === "scenario_requests";
       const { rows } = await query<Examined<C>>(db, examine, {
         before: b.before,
-        after: b.after ?? (text ? "" : 0),
+        after: b.after ?? (text ? "" : Number.MIN_SAFE_INTEGER),
         limit: b.limit,
       });
       // bigint ids come back as text

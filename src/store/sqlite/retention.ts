@@ -31,7 +31,7 @@ export function sqliteRetention(sqlite: Sqlite): RetentionStore {
       const { examine } = pruneSql("sqlite", table);
       const rows = prepared(sqlite, examine).all({
         before: b.before,
-        after: b.after ?? (table === "scenario_requests" ? "" : 0),
+        after: b.after ?? (table === "scenario_requests" ? "" : Number.MIN_SAFE_INTEGER),
         limit: b.limit,
       }) as Examined<C>[];
       return { removed: remove(rows), next: nextCursor(table, rows, b.limit) };
