@@ -93,7 +93,7 @@ export function pruneSql(d: Dialect, table: PrunedTable, opts: { rejectedBefore?
  * Tables whose keys grow with time (ids): a batch with no aged row means the rest is newer,
  * and the pass ends there. scenario_requests is walked by key, to its end.
  */
-export const TIME_ORDERED: ReadonlySet<PrunedTable> = new Set([
+const TIME_ORDERED: ReadonlySet<PrunedTable> = new Set([
   "sync_runs",
   "rejected_records",
   "seed_rejections",

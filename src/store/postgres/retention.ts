@@ -22,7 +22,7 @@ const KEPT = `WITH RECURSIVE companies(id) AS (
   UNION SELECT applied_run_id FROM sync_state WHERE applied_run_id IS NOT NULL`;
 
 /** `:name` placeholders as `$n`, with their values in order (one `$n` per distinct name). */
-export function numbered(text: string, params: Record<string, unknown>): { text: string; values: unknown[] } {
+function numbered(text: string, params: Record<string, unknown>): { text: string; values: unknown[] } {
   const order: string[] = [];
   const out = text.replace(/(?<!:):([a-zA-Z]\w*)/g, (_, name: string) => {
     let i = order.indexOf(name);
