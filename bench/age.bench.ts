@@ -29,7 +29,7 @@ import { ageDatabase, historyCounts, recentRuns } from "./age-support.js";
 import { BenchDatabases, fmt, Report, spawnSimulator } from "./support.js";
 
 const PLANS = Number(process.env.BENCH_PLANS ?? 2000);
-/** Scales the samples per operation (default 1: 40 status, 100 scrapes and checks, 8 syncs per side). */
+/** Scales the samples per operation (default 1: 60 status, 300 scrapes and checks, 16 syncs per side). */
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 /** BENCH_AGE_SCALE shrinks the history for a quick try (default 1: the figures). */
 const SCALE = Number(process.env.BENCH_AGE_SCALE ?? 1);
@@ -175,10 +175,10 @@ async function phase(
     // Each operation alternately on the fresh and the aged database, many times; the medians
     // are compared (a machine growing busier or quieter weighs on both alike).
     const ops: [string, number, (s: Side) => Promise<void>][] = [
-      ["tas-sync status", 40 * ROUNDS, (s) => s.status()],
-      ["/metrics scrape", 100 * ROUNDS, (s) => s.scrape()],
-      ["freshness check", 100 * ROUNDS, (s) => s.check()],
-      ["no-change sync", 8 * ROUNDS, (s) => s.sync()],
+      ["tas-sync status", 60 * ROUNDS, (s) => s.status()],
+      ["/metrics scrape", 300 * ROUNDS, (s) => s.scrape()],
+      ["freshness check", 300 * ROUNDS, (s) => s.check()],
+      ["no-change sync", 16 * ROUNDS, (s) => s.sync()],
     ];
     for (const [label, times, op] of ops) {
       const samples: [number[], number[]] = [[], []];
