@@ -55,11 +55,13 @@ export function pruneSql(d: Dialect, table: PrunedTable, opts: { rejectedBefore?
       return { examine: "", where: inKeys(d, "run_id") };
     case "rejected_records":
       return {
+        // The run looked up per row (not joined): a join may read sync_runs whole.
         examine: `SELECT rr.id AS k, rr.run_id AS run,
-            CASE WHEN r.started_at < ${before} THEN 1 ELSE 0 END AS aged,
-            CASE WHEN r.started_at < ${before} AND r.status <> 'running' THEN 1 ELSE 0 END AS go
-          FROM rejected_records rr LEFT JOIN sync_runs r ON r.id = rr.run_id
-          WHERE rr.id > :after ORDER BY rr.id LIMIT :limit`,
+            CASE WHEN EXISTS (SELECT 1 FROM sync_runs r WHERE r.id = rr.run_id AND r.started_at < ${before})
+              THEN 1 ELSE 0 END AS aged,
+            CASE WHEN EXISTS (SELECT 1 FROM sync_runs r WHERE r.id = rr.run_id AND r.started_at < ${before}
+              AND r.status <> 'running') THEN 1 ELSE 0 END AS go
+          FROM rejected_records rr WHERE rr.id > :after ORDER BY rr.id LIMIT :limit`,
         where: inKeys(d, "id"),
       };
     case "scenario_requests": {

@@ -16,7 +16,7 @@ const KEPT = `WITH RECURSIVE companies(id) AS (
     SELECT min(company_id) FROM sync_runs
     UNION ALL SELECT (SELECT min(company_id) FROM sync_runs WHERE company_id > companies.id)
     FROM companies WHERE companies.id IS NOT NULL)
-  SELECT (SELECT id FROM sync_runs WHERE company_id = c.id ORDER BY id DESC LIMIT 1) FROM companies c WHERE c.id IS NOT NULL
+  SELECT (SELECT id FROM sync_runs WHERE company_id = c.id ORDER BY company_id DESC, id DESC LIMIT 1) FROM companies c WHERE c.id IS NOT NULL
   UNION SELECT (SELECT id FROM sync_runs WHERE company_id = c.id AND status IN ('succeeded', 'partial')
       AND trigger <> 'replay' ORDER BY started_at DESC LIMIT 1) FROM companies c WHERE c.id IS NOT NULL
   UNION SELECT applied_run_id FROM sync_state WHERE applied_run_id IS NOT NULL`;

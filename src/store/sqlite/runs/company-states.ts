@@ -17,7 +17,7 @@ export function companyStates(sqlite: Sqlite, companyIds: readonly number[]): Co
        st.applied_started_at AS appliedStartedAt, st.alert_state AS alertState
      FROM (SELECT 1)
      LEFT JOIN sync_runs r ON r.id =
-       (SELECT id FROM sync_runs WHERE company_id = :company AND status <> 'running' ORDER BY id DESC LIMIT 1)
+       (SELECT id FROM sync_runs WHERE company_id = :company AND status <> 'running' ORDER BY company_id DESC, id DESC LIMIT 1)
      LEFT JOIN sync_state st ON st.company_id = :company`,
   );
   return companyIds.map((company) => companyStateOf(state.get({ company }) as CompanyStateRow));
