@@ -3,7 +3,7 @@
  * sync errors and 100,000 old rejected records against a fresh one, on SQLite and PostgreSQL.
  * Both hold the same company synced from the simulator (a child process); the aged one gets its
  * history bulk-inserted in SQL (./age-support.ts: negative ids, start times older than 91 days,
- * spread over 30 companies). Then, in turn (fresh, aged, aged, fresh, ...), the median of many:
+ * spread over 30 companies; a 31st, just added, has no run). Then, in turn (fresh, aged, aged, fresh, ...), the median of many:
  *   - `tas-sync status` (runStatus, in process: opens the store, reads Redis and the store);
  *   - a /metrics scrape (the daemon's Metrics, its freshness gauges read from the store);
  *   - the daemon's freshness check (FreshnessMonitor.check);
@@ -77,7 +77,8 @@ async function side(
       baseUrl: sim.baseUrl,
       database,
       auth: { token: sim.token },
-      companies: [{ id: sim.companyId }, ...others],
+      // The last one was just added to the config: it has no run yet, fresh or aged.
+      companies: [{ id: sim.companyId }, ...others, { id: 900_100, auth: { token: "x" } }],
       queuePrefix: `tas-bench-age-${randomUUID()}`,
       http: { maxRequestsPerSecond: 1000, timeoutMs: 60_000 },
     },
@@ -156,7 +157,7 @@ async function phase(
     }
     const agingMs = await ageDatabase(aged.store, {
       ...AGED,
-      companies: aged.cfg.companies.map((c) => c.id),
+      companies: aged.cfg.companies.slice(0, COMPANIES).map((c) => c.id),
       before: new Date(Date.now() - 91 * DAY_MS),
       spacingSeconds: 31,
     });

@@ -8,6 +8,8 @@ import type { Db } from "../pool.js";
 import { textValue } from "../text.js";
 
 const running = eq(syncRuns.status, "running");
+/** The same as a literal, not a parameter: the partial index sync_runs_running_idx then applies. */
+const runningLiteral = sql`${syncRuns.status} = 'running'`;
 
 /** In its own small transaction (autocommit), so a running sync is visible to readers. */
 export async function startRun(db: Db, r: RunStart): Promise<number> {
@@ -66,8 +68,7 @@ export async function openRuns(db: Db): Promise<OpenRun[]> {
         ownerPid: syncRuns.ownerPid,
       })
       .from(syncRuns)
-      // A literal, not a parameter: the partial index sync_runs_running_idx then applies.
-      .where(sql`${syncRuns.status} = 'running'`)
+      .where(runningLiteral)
       .orderBy(asc(syncRuns.id)),
   );
   return rows.map(openRunOf);

@@ -8,6 +8,8 @@ import { orm } from "../orm.js";
 import { prepared } from "../prepared.js";
 
 const running = eq(syncRuns.status, "running");
+/** The same as a literal, not a parameter: the partial index sync_runs_running_idx then applies. */
+const runningLiteral = sql`${syncRuns.status} = 'running'`;
 
 /** In its own small transaction, so a running sync is visible to readers. */
 export function startRun(sqlite: Sqlite, run: RunStart): number {
@@ -66,23 +68,20 @@ export function recordRejected(
 }
 
 export function openRuns(sqlite: Sqlite): OpenRun[] {
-  return (
-    orm(sqlite)
-      .select({
-        id: syncRuns.id,
-        companyId: syncRuns.companyId,
-        startedAt: syncRuns.startedAt,
-        heartbeatAt: syncRuns.heartbeatAt,
-        ownerHost: syncRuns.ownerHost,
-        ownerPid: syncRuns.ownerPid,
-      })
-      .from(syncRuns)
-      // A literal, not a parameter: the partial index sync_runs_running_idx then applies.
-      .where(sql`${syncRuns.status} = 'running'`)
-      .orderBy(asc(syncRuns.id))
-      .all()
-      .map(openRunOf)
-  );
+  return orm(sqlite)
+    .select({
+      id: syncRuns.id,
+      companyId: syncRuns.companyId,
+      startedAt: syncRuns.startedAt,
+      heartbeatAt: syncRuns.heartbeatAt,
+      ownerHost: syncRuns.ownerHost,
+      ownerPid: syncRuns.ownerPid,
+    })
+    .from(syncRuns)
+    .where(runningLiteral)
+    .orderBy(asc(syncRuns.id))
+    .all()
+    .map(openRunOf);
 }
 
 export function abandonRun(sqlite: Sqlite, runId: number, finishedAt: string, reason: string): boolean {
