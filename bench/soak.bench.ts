@@ -193,7 +193,7 @@ async function main(): Promise<number> {
         const counts = await historyCounts(store);
         report.figure(
           "prune of the aged database",
-          `${fmt(pruned.removed.sync_runs)} runs, ${fmt(pruned.removed.sync_errors)} errors, ${fmt(pruned.removed.rejected_records)} rejected records in ${fmt(pruned.durationMs / 1000, 1)} s (${fmt(pruned.batches)} batches, longest ${fmt(pruned.longestBatchMs)} ms); left ${fmt(counts.sync_runs ?? 0)} runs`,
+          `${fmt(pruned.removed.sync_runs)} runs, ${fmt(pruned.removed.sync_errors)} errors, ${fmt(pruned.removed.rejected_records)} rejected records in ${fmt(pruned.durationMs / 1000, 1)} s (${fmt(pruned.batches)} batches, longest ${fmt(pruned.longestBatchMs)} ms, ${fmt(pruned.slowBatches)} over 100 ms); left ${fmt(counts.sync_runs ?? 0)} runs`,
         );
         const orphans = store.sqlite
           .prepare(

@@ -63,6 +63,7 @@ export class Pruner {
         removed: report.removed,
         batches: report.batches,
         longestBatchMs: report.longestBatchMs,
+        slowBatches: report.slowBatches,
         durationMs: report.durationMs,
         ...(report.stopped ? { stopped: true } : {}),
       },

@@ -32,8 +32,10 @@ export interface PruneReport {
   /** Rows removed (dry: that would be), per table; every table is named. */
   removed: Record<PrunedTable, number>;
   batches: number;
-  /** The longest batch, in ms. */
+  /** The longest batch, in ms (its commit included: on SQLite, a WAL checkpoint may run there). */
   longestBatchMs: number;
+  /** Batches that took longer than 100 ms. */
+  slowBatches: number;
   durationMs: number;
   /** Rows older than these (ISO 8601) were considered; null: that kind is kept for ever. */
   cutoffs: Record<keyof Retention, string | null>;
@@ -70,6 +72,7 @@ export async function prune(
   let limit = opts.limit ?? 250;
   let batches = 0;
   let longestBatchMs = 0;
+  let slowBatches = 0;
   let stopped = false;
 
   /** One table's pass: batches until its cursor runs out. */
@@ -87,6 +90,7 @@ export async function prune(
       const ms = performance.now() - t0;
       batches++;
       longestBatchMs = Math.max(longestBatchMs, ms);
+      if (ms > 100) slowBatches++;
       for (const [table, n] of Object.entries(result.removed)) removed[table as PrunedTable] += n ?? 0;
       // Aim at targetMs a batch: halve after a slow one, grow after a quick one.
       if (ms > targetMs) limit = Math.max(MIN_LIMIT, Math.floor(limit / 2));
@@ -131,6 +135,7 @@ export async function prune(
     removed,
     batches,
     longestBatchMs: Math.round(longestBatchMs),
+    slowBatches,
     durationMs: Math.round(performance.now() - started),
     cutoffs,
     stopped,
