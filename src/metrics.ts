@@ -5,6 +5,7 @@
  */
 import type { Queue } from "bullmq";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { PRUNED_TABLES, type PrunedTable } from "./store/port-retention.js";
 import type { RecordOutcome, SchemaChangeNote, SyncOutcome, Telemetry } from "./telemetry.js";
 
 /** When a company last synced successfully and whether that is too long ago. */
@@ -64,6 +65,9 @@ export class Metrics implements Telemetry {
   readonly #rateLimitWaitSeconds: Counter<"operation">;
   readonly #schemaChanges: Counter<"entity" | "kind">;
   readonly #schemaRefused: Counter<"entity" | "kind">;
+  readonly #pruned: Counter<"table">;
+  readonly #lastPrune: Gauge;
+  readonly #lastPruneDuration: Gauge;
   #freshnessRead: Promise<CompanyFreshness[]> | null = null;
 
   constructor(opts: MetricsOptions) {
@@ -132,6 +136,24 @@ export class Metrics implements Telemetry {
       name: "tas_sync_schema_refused_records_total",
       help: "Records a sync run refused (the reader rejected them, or the schema contract did) that showed a schema change it recorded, by the change's entity and kind (added, type_changed): a documented field sent with another type counts here.",
       labelNames: ["entity", "kind"],
+      registers,
+    });
+
+    this.#pruned = new Counter({
+      name: "tas_sync_pruned_rows_total",
+      help: "Rows removed by the daemon's daily prune (retention), by table.",
+      labelNames: ["table"],
+      registers,
+    });
+    for (const table of PRUNED_TABLES) this.#pruned.inc({ table }, 0);
+    this.#lastPrune = new Gauge({
+      name: "tas_sync_last_prune_timestamp_seconds",
+      help: "Unix time the daemon's last prune ended (no sample before the first).",
+      registers,
+    });
+    this.#lastPruneDuration = new Gauge({
+      name: "tas_sync_last_prune_duration_seconds",
+      help: "How long the daemon's last prune took, pauses between its batches included.",
       registers,
     });
 
@@ -212,6 +234,13 @@ export class Metrics implements Telemetry {
 
   pushOutcome(outcome: "created" | "exists" | "failed" | "retry", code: string | null): void {
     this.#pushOutcomes.inc({ outcome, code: code ?? "" });
+  }
+
+  /** A prune ended: the rows it removed per table, when, and how long it took. */
+  pruned(removed: Record<PrunedTable, number>, at: Date, durationSeconds: number): void {
+    for (const table of PRUNED_TABLES) this.#pruned.inc({ table }, removed[table]);
+    this.#lastPrune.set(at.getTime() / 1000);
+    this.#lastPruneDuration.set(durationSeconds);
   }
 
   schemaChanged(_companyId: number, _runId: number, changes: readonly SchemaChangeNote[]): void {

@@ -4,7 +4,15 @@
  * `--help` and `<command> --help` load none of undici, BullMQ, SQLite, drizzle, pino or zod.
  */
 import { dbtSourcesSpec, exportSpec } from "./catalog/analytics.js";
-import { demoSpec, grantReaderSpec, migrateSpec, querySpec, replaySpec, syncSpec } from "./catalog/pull.js";
+import {
+  demoSpec,
+  grantReaderSpec,
+  migrateSpec,
+  pruneSpec,
+  querySpec,
+  replaySpec,
+  syncSpec,
+} from "./catalog/pull.js";
 import {
   pushFailuresSpec,
   pushSpec,
@@ -27,6 +35,7 @@ export const commands: Command[] = [
   setParentIdSpec,
   replaySpec,
   migrateSpec,
+  pruneSpec,
   querySpec,
   grantReaderSpec,
   dbtSourcesSpec,

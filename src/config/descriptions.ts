@@ -172,6 +172,34 @@ export const CONFIG_KEY_DOCS: Record<string, KeyDoc> = {
     description:
       "Rows printed at most by `query`'s table output (`--format table`, the default); a last line says when more were cut and the query stops there. `0`: no cap. csv, json and ndjson are never cut. `--max-rows` overrides it.",
   },
+  retention: {
+    description:
+      'How long bookkeeping is kept: a duration (`"90d"`, at least `"1h"`) or `"never"` (kept for ever). The daemon prunes once a day, in small batches; `tas-sync prune` does the same on demand. Plan and report history (`plan_versions`, `report_versions`) is never pruned. See [Retention](../operations.md#retention).',
+  },
+  "retention.runs": {
+    type: 'duration or `"never"`',
+    default: '`"90d"`',
+    description:
+      "Run records (`sync_runs`) started longer ago than this go with their errors (`sync_errors`). A run stays whatever its age while something points at it: each company's newest run and newest success, the run of the snapshot applied (`sync_state.applied_run_id`), a run that is still running, a run that changed records (the plan and report versions it wrote name it), a run that rejected records which stay (their `last_run_id`), and a run the observed schema names. Its errors go all the same.",
+  },
+  "retention.rejected": {
+    type: 'duration or `"never"`',
+    default: '`"90d"`',
+    description:
+      "Rejected records (`rejected_records`, one row per distinct content) last seen longer ago than this; what a kept run rejected (what is rejected now) stays.",
+  },
+  "retention.pushes": {
+    type: 'duration or `"never"`',
+    default: '`"never"`',
+    description:
+      "Settled push rows (`scenario_requests` created, exists or failed) not changed for this long, and `seed_rejections` recorded that long ago; a row that an unsettled or newer row names as its parent stays. Kept for ever by default: a row is what makes pushing the same seed file again a no-op, and a pruned row pushed again is sent again (the service refuses the name, so it ends `failed`, not duplicated). `scenarios` is never pruned.",
+  },
+  "retention.schemaChanges": {
+    type: 'duration or `"never"`',
+    default: '`"never"`',
+    description:
+      "Acknowledged schema changes (`schema_changes`) detected longer ago than this; open ones stay. `schema_paths` and `schema_values` describe the records held now and are not pruned.",
+  },
   push: { description: "The push side." },
   "push.ratePerSecond": {
     description:

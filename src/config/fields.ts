@@ -123,3 +123,7 @@ export const duration = (minMs = 1000) =>
     }
     return ms;
   });
+
+/** How long something is kept: a duration ("90d"), at least `minMs`, or "never" to keep it for ever (null). */
+export const retention = (minMs = 3_600_000) =>
+  z.union([z.literal("never"), duration(minMs)]).transform((v) => (v === "never" ? null : v));

@@ -3,7 +3,16 @@ import { z } from "zod";
 import { Secret } from "../secret.js";
 import { type DatabaseTarget, databaseTarget, postgresUrlProblem } from "./database.js";
 import { parseDuration } from "./duration.js";
-import { duration, envString, type SecretsAt, secret, secretUrl, UnsetSecret, url } from "./fields.js";
+import {
+  duration,
+  envString,
+  retention,
+  type SecretsAt,
+  secret,
+  secretUrl,
+  UnsetSecret,
+  url,
+} from "./fields.js";
 
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
 const HTTP = ["http:", "https:"] as const;
@@ -115,6 +124,25 @@ const syncSchema = z
     };
   });
 
+const DAY_MS = 86_400_000;
+
+/**
+ * `retention`: how long bookkeeping is kept (null: for ever). Plan and report history (versions)
+ * is the product and has no key: it is never pruned.
+ */
+const retentionSchema = z
+  .strictObject({
+    /** Run records (sync_runs) and their errors (sync_errors). */
+    runs: retention().default(90 * DAY_MS),
+    /** Rejected records of runs that old. */
+    rejected: retention().default(90 * DAY_MS),
+    /** Settled push rows (created, exists, failed) and seed-file rejections. */
+    pushes: retention().default(null),
+    /** Acknowledged schema changes. */
+    schemaChanges: retention().default(null),
+  })
+  .prefault({});
+
 const serverSchema = (env: NodeJS.ProcessEnv, at: SecretsAt) =>
   z
     .strictObject({
@@ -224,6 +252,7 @@ export function configSchema(env: NodeJS.ProcessEnv = process.env, secretsAt: Se
       server: serverSchema(env, secretsAt),
       schema: schemaSettings.prefault({}),
       query: querySettings.prefault({}),
+      retention: retentionSchema,
       alerts: z
         .strictObject({
           webhookUrl: secretUrl(env, HTTP, secretsAt).optional(),

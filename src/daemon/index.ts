@@ -25,6 +25,7 @@ import { freshness } from "../sync/freshness.js";
 import { withDriftAlerts } from "./drift-alerts.js";
 import { FreshnessMonitor } from "./freshness-monitor.js";
 import { homeView } from "./home.js";
+import { Pruner } from "./pruner.js";
 import { readinessProbe } from "./readiness.js";
 
 export interface DaemonRoles {
@@ -82,6 +83,8 @@ export async function runDaemon(cfg: Config, opts: DaemonOptions): Promise<numbe
     ? new PushReconciler(store.outbox, push, logger, undefined, new PushFailureLog(store.outbox, logger))
     : null;
   const monitor = sync ? new FreshnessMonitor({ cfg, store, logger, states, sender }) : null;
+  // Retention once a day, by the daemons that sync (whose runs make the bookkeeping).
+  const pruner = sync ? new Pruner({ retention: cfg.retention, store, logger, metrics }) : null;
   let server: RunningServer | null = null;
   try {
     if (sync) {
@@ -105,6 +108,7 @@ export async function runDaemon(cfg: Config, opts: DaemonOptions): Promise<numbe
       reconciler?.requeue({ message: "re-queued push rows after Redis came back" }).catch(() => {});
     });
     monitor?.start();
+    pruner?.start();
     if (roles.server) {
       const probe = readinessProbe({
         redis: watch,
@@ -158,6 +162,7 @@ export async function runDaemon(cfg: Config, opts: DaemonOptions): Promise<numbe
     return 0;
   } finally {
     reconciler?.stop();
+    await pruner?.stop();
     // Alerts still being delivered get a few seconds, not the whole of their retries.
     if (monitor) await withDeadline(monitor.stop(), 5000);
     const graceOver = () => {

@@ -5,11 +5,13 @@
  */
 import { UserError } from "../errors.js";
 import type { OutboxStore } from "./port-outbox.js";
+import type { RetentionStore } from "./port-retention.js";
 import type { RunStore } from "./port-runs.js";
 import type { SchemaStore } from "./port-schema.js";
 import type { SnapshotStore } from "./port-snapshot.js";
 
 export type * from "./port-outbox.js";
+export type * from "./port-retention.js";
 export type * from "./port-runs.js";
 export type * from "./port-schema.js";
 export type * from "./port-snapshot.js";
@@ -33,6 +35,8 @@ export interface Store {
   readonly outbox: OutboxStore;
   /** The service as observed: paths, values, changes. */
   readonly schema: SchemaStore;
+  /** Removing old bookkeeping in small batches (retention). */
+  readonly retention: RetentionStore;
   /** Read-only SQL for people (`tas-sync query`). */
   readonly sql: SqlReader;
   /** Throws when the database does not answer (readiness). */

@@ -176,3 +176,33 @@ Options:
   options: { db: { type: "string" }, plans: { type: "string" }, companies: { type: "string" } },
   load: () => import("../demo.js").then((m) => m.runDemo),
 };
+
+export const pruneSpec: CommandSpec = {
+  name: "prune",
+  summary: "remove run records, errors and other bookkeeping older than the config's retention",
+  help: `Usage: tas-sync prune [--dry-run] [--json] [--config PATH]
+
+Removes what the config's retention no longer keeps, as the daemon does once a day: run
+records (sync_runs) and their errors older than retention.runs (default 90d), rejected
+records of runs older than retention.rejected (default 90d), and, only when configured,
+settled push rows (retention.pushes) and acknowledged schema changes
+(retention.schemaChanges). A run stays whatever its age while something points at it: each
+company's newest run and newest success, the run of the snapshot applied, a run still
+running, a run that changed records (its versions name it), a run whose rejected records stay.
+Plan and report history (versions) is never pruned.
+
+Works in small batches (each one short transaction, a pause between them), so syncs and
+daemons using the database meanwhile wait at most one batch. Needs none of the service's
+secrets. Prints the rows removed per table, and a summary line on stderr.
+
+Options:
+  --dry-run        count what would be removed; remove nothing
+  --json           the same as one JSON document
+
+Exit codes: 0 done (also when nothing was old enough); 2 bad usage or config, or a
+            database that cannot be opened; 130/143 stopped by SIGINT/SIGTERM (what was
+            removed stays removed).`,
+  options: { "dry-run": { type: "boolean" }, json: { type: "boolean" } },
+  secretsWhenUsed: true,
+  load: () => import("../prune.js").then((m) => m.runPrune),
+};

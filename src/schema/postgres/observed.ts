@@ -1,4 +1,5 @@
 /** The service as observed (see the SQLite schema): the same tables and columns. */
+import { sql } from "drizzle-orm";
 import { boolean, doublePrecision, index, integer, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import { id, serialId, ts } from "./columns.js";
 
@@ -56,5 +57,11 @@ export const schemaChanges = pgTable(
     refused: integer("refused"),
     acknowledgedAt: ts("acknowledged_at"),
   },
-  (t) => [index("schema_changes_company_idx").on(t.companyId, t.id)],
+  (t) => [
+    index("schema_changes_company_idx").on(t.companyId, t.id),
+    // Open changes per company (status, the daemon's drift gauge), without reading the acknowledged ones.
+    index("schema_changes_open_idx").on(t.companyId).where(sql`acknowledged_at IS NULL`),
+    // A prune keeps the runs that found a change.
+    index("schema_changes_run_idx").on(t.runId),
+  ],
 );

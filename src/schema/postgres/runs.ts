@@ -1,4 +1,5 @@
 /** Sync run records: one row per company sync, and what it rejected or could not fetch. */
+import { sql } from "drizzle-orm";
 import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import { id, serialId, ts } from "./columns.js";
 
@@ -25,7 +26,17 @@ export const syncRuns = pgTable(
     ownerPid: integer("owner_pid"),
     heartbeatAt: ts("heartbeat_at"),
   },
-  (t) => [index("sync_runs_company_idx").on(t.companyId, t.startedAt)],
+  (t) => [
+    index("sync_runs_company_idx").on(t.companyId, t.startedAt),
+    // The questions the daemon and status ask of run history, each answered from an index
+    // however many runs are kept (test/integration/run-history-plans.test.ts reads the plans):
+    // a company's newest run, its newest success, and the runs still marked running.
+    index("sync_runs_company_run_idx").on(t.companyId, t.id),
+    index("sync_runs_success_idx")
+      .on(t.companyId, t.startedAt)
+      .where(sql`status IN ('succeeded', 'partial') AND trigger <> 'replay'`),
+    index("sync_runs_running_idx").on(t.id).where(sql`status = 'running'`),
+  ],
 );
 
 /**

@@ -2,6 +2,7 @@
  * The service as observed: for each company, entity and JSON path, the types, presence and
  * values of the records the mirror holds, and the changes each run found (drift).
  */
+import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { bool } from "./columns.js";
 
@@ -65,5 +66,11 @@ export const schemaChanges = sqliteTable(
     refused: integer("refused"),
     acknowledgedAt: text("acknowledged_at"),
   },
-  (t) => [index("schema_changes_company_idx").on(t.companyId, t.id)],
+  (t) => [
+    index("schema_changes_company_idx").on(t.companyId, t.id),
+    // Open changes per company (status, the daemon's drift gauge), without reading the acknowledged ones.
+    index("schema_changes_open_idx").on(t.companyId).where(sql`acknowledged_at IS NULL`),
+    // A prune keeps the runs that found a change.
+    index("schema_changes_run_idx").on(t.runId),
+  ],
 );

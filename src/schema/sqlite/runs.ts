@@ -1,4 +1,5 @@
 /** Sync run records: one row per company sync, and what it rejected or could not fetch. */
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 export const syncRuns = sqliteTable(
@@ -24,7 +25,17 @@ export const syncRuns = sqliteTable(
     ownerPid: integer("owner_pid"),
     heartbeatAt: text("heartbeat_at"),
   },
-  (t) => [index("sync_runs_company_idx").on(t.companyId, t.startedAt)],
+  (t) => [
+    index("sync_runs_company_idx").on(t.companyId, t.startedAt),
+    // The questions the daemon and status ask of run history, each answered from an index
+    // however many runs are kept (test/integration/run-history-plans.test.ts reads the plans):
+    // a company's newest run, its newest success, and the runs still marked running.
+    index("sync_runs_company_run_idx").on(t.companyId, t.id),
+    index("sync_runs_success_idx")
+      .on(t.companyId, t.startedAt)
+      .where(sql`status IN ('succeeded', 'partial') AND trigger <> 'replay'`),
+    index("sync_runs_running_idx").on(t.id).where(sql`status = 'running'`),
+  ],
 );
 
 /**

@@ -11,6 +11,7 @@ import { appliedMigrations, migratePostgres } from "./migrate.js";
 import { postgresOutbox } from "./outbox/index.js";
 import { createPool, type Pool } from "./pool.js";
 import { readOnlyQuery } from "./query.js";
+import { postgresRetention } from "./retention.js";
 import { postgresRuns } from "./runs/index.js";
 import { postgresSchema } from "./schema/index.js";
 import { applySnapshot } from "./snapshot/apply.js";
@@ -75,6 +76,7 @@ export async function openPostgresStore(
     },
     outbox: postgresOutbox(pool),
     schema: postgresSchema(pool),
+    retention: postgresRetention(pool),
     sql: {
       query: (sql, opts) => readOnlyQuery(target.url, target.display, sql, opts),
       migrationCount: () => appliedMigrations(pool),

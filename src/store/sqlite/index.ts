@@ -6,6 +6,7 @@ import { appliedMigrations, migrateSqlite } from "./migrate.js";
 import { sqliteOutbox } from "./outbox/index.js";
 import { prepared } from "./prepared.js";
 import { readOnlyQuery } from "./query.js";
+import { sqliteRetention } from "./retention.js";
 import { sqliteRuns } from "./runs/index.js";
 import { sqliteSchema } from "./schema/index.js";
 import { applySnapshot } from "./snapshot/apply.js";
@@ -73,6 +74,7 @@ export function openSqliteStore(path: string, opts: SqliteOptions = {}): SqliteS
     },
     outbox: sqliteOutbox(sqlite),
     schema: sqliteSchema(sqlite),
+    retention: sqliteRetention(sqlite),
     sql: {
       query: (sql, opts) => readOnlyQuery(path, sql, opts),
       migrationCount: async () => appliedMigrations(sqlite),

@@ -1,5 +1,5 @@
 /** sync_runs rows: start, heartbeat, end; and sync_errors / rejected_records. */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { syncErrors, syncRuns } from "../../../schema/postgres/index.js";
 import type { OpenRun, RunEnd, RunStart, SyncErrorRecord } from "../../port-runs.js";
 import type { SnapshotOp } from "../../port-snapshot.js";
@@ -10,6 +10,8 @@ import { run } from "../sql.js";
 import { textValue } from "../text.js";
 
 const running = eq(syncRuns.status, "running");
+/** The same as a literal, not a parameter: the partial index sync_runs_running_idx then applies. */
+const runningLiteral = sql`${syncRuns.status} = 'running'`;
 
 /** In its own small transaction (autocommit), so a running sync is visible to readers. */
 export async function startRun(db: Db, r: RunStart): Promise<number> {
@@ -123,7 +125,7 @@ export async function openRuns(db: Db): Promise<OpenRun[]> {
         ownerPid: syncRuns.ownerPid,
       })
       .from(syncRuns)
-      .where(running)
+      .where(runningLiteral)
       .orderBy(asc(syncRuns.id)),
   );
   return rows.map(openRunOf);

@@ -12,11 +12,12 @@ export function companyStates(sqlite: Sqlite, companyIds: readonly number[]): Co
     sqlite,
     `SELECT :company AS companyId, r.id, r.status, r.started_at AS startedAt, r.finished_at AS finishedAt,
        r.fetched, r.inserted, r.updated, r.unchanged, r.deleted, r.rejected, r.error,
-       (SELECT max(started_at) FROM sync_runs WHERE company_id = :company AND status IN ('succeeded', 'partial') AND trigger <> 'replay') AS lastSuccessAt,
+       (SELECT started_at FROM sync_runs WHERE company_id = :company AND status IN ('succeeded', 'partial') AND trigger <> 'replay'
+         ORDER BY started_at DESC LIMIT 1) AS lastSuccessAt,
        st.applied_started_at AS appliedStartedAt, st.alert_state AS alertState
      FROM (SELECT 1)
      LEFT JOIN sync_runs r ON r.id =
-       (SELECT id FROM sync_runs WHERE company_id = :company AND status <> 'running' ORDER BY id DESC LIMIT 1)
+       (SELECT id FROM sync_runs WHERE company_id = :company AND status <> 'running' ORDER BY company_id DESC, id DESC LIMIT 1)
      LEFT JOIN sync_state st ON st.company_id = :company`,
   );
   return companyIds.map((company) => companyStateOf(state.get({ company }) as CompanyStateRow));

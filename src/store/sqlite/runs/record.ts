@@ -1,5 +1,5 @@
 /** sync_runs rows: start, heartbeat, end; and sync_errors / rejected_records. */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { syncErrors, syncRuns } from "../../../schema/sqlite/index.js";
 import type { OpenRun, RunEnd, RunStart, SyncErrorRecord } from "../../port-runs.js";
 import type { SnapshotOp } from "../../port-snapshot.js";
@@ -9,6 +9,8 @@ import { orm } from "../orm.js";
 import { prepared } from "../prepared.js";
 
 const running = eq(syncRuns.status, "running");
+/** The same as a literal, not a parameter: the partial index sync_runs_running_idx then applies. */
+const runningLiteral = sql`${syncRuns.status} = 'running'`;
 
 /** In its own small transaction, so a running sync is visible to readers. */
 export function startRun(sqlite: Sqlite, run: RunStart): number {
@@ -99,7 +101,7 @@ export function openRuns(sqlite: Sqlite): OpenRun[] {
       ownerPid: syncRuns.ownerPid,
     })
     .from(syncRuns)
-    .where(running)
+    .where(runningLiteral)
     .orderBy(asc(syncRuns.id))
     .all()
     .map(openRunOf);
