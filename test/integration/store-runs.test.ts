@@ -81,36 +81,41 @@ describe.each(storeKinds())("runs on $name", (kind) => {
     expect(results.filter((r) => r.ok)).toHaveLength(1);
   });
 
-  it("counts the records each company's latest finished run rejected, not a running one's", async () => {
-    const reject = async (runId: number, n: number) => {
-      for (let i = 0; i < n; i++)
-        await kind.rows(
-          store,
-          "INSERT INTO rejected_records (run_id, entity, entity_id, reason) VALUES (?, 'plan', ?, 'bad') RETURNING id",
-          runId,
-          i,
-        );
-    };
+  it("counts what each company's newest sync rejected (v_rejected_now), each distinct content once", async () => {
+    // One row per content and episode: [first_run_id, last_run_id] are the runs that saw it.
+    const reject = (entityId: number, firstRun: number, lastRun: number) =>
+      kind.rows(
+        store,
+        `INSERT INTO rejected_records (company_id, entity, entity_id, content_hash, reason, first_run_id, last_run_id,
+           first_seen_at, last_seen_at, seen_runs)
+         VALUES (?, 'plan', ?, ?, 'bad', ?, ?, ?, ?, 1) RETURNING id`,
+        COMPANY,
+        entityId,
+        `h${entityId}`,
+        firstRun,
+        lastRun,
+        T0,
+        T1,
+      );
     const done = { status: "succeeded" as const, counts: emptyCounts(), finishedAt: T1, error: null };
     const first = await store.runs.start({ companyId: COMPANY, trigger: "t", startedAt: T0, owner: me });
-    await reject(first, 3);
     await store.runs.finish(first, done);
     const second = await store.runs.start({ companyId: COMPANY, trigger: "t", startedAt: T1, owner: me });
-    await reject(second, 1);
     await store.runs.finish(second, { ...done, status: "partial" });
-    const running = await store.runs.start({ companyId: COMPANY, trigger: "t", startedAt: T2, owner: me });
-    await reject(running, 5);
-    const clean = await store.runs.start({
-      companyId: OTHER_COMPANY,
-      trigger: "t",
-      startedAt: T0,
-      owner: me,
-    });
-    await store.runs.finish(clean, done);
+    await reject(1, first, first); // gone from the list since
+    await reject(2, first, second); // seen by both
+    await reject(3, second, second); // new in the newest
+    await kind.rows(
+      store,
+      "INSERT INTO sync_state (company_id, rejections_run_id) VALUES (?, ?) RETURNING company_id",
+      COMPANY,
+      second,
+    );
     const rejected = await store.runs.rejectedNow([COMPANY, OTHER_COMPANY, 999]);
     expect([...rejected.entries()].sort()).toEqual([
-      [COMPANY, 1],
+      [COMPANY, 2],
       [OTHER_COMPANY, 0],
+      [999, 0],
     ]);
   });
 
