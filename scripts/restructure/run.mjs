@@ -130,9 +130,10 @@ function movedText(p) {
   if (!ext && !core.endsWith("/")) candidates.push([`${core}.ts`, (t) => t.slice(0, -3)], [`${core}/`, (t) => t.slice(0, -1)]);
   for (const [c, spell] of candidates) {
     if (c.endsWith("/") || c.includes("*")) {
-      const dir = c.slice(0, c.lastIndexOf("/") + 1);
-      const to = MOVES.find((m) => m.from === dir)?.to;
-      if (to) return spell(to + c.slice(dir.length)) + trail;
+      const star = c.indexOf("*");
+      const dir = c.slice(0, c.lastIndexOf("/", star < 0 ? c.length : star) + 1);
+      const to = moved(dir);
+      if (to?.endsWith("/")) return spell(to + c.slice(dir.length)) + trail;
     } else if (fileMoves.has(c) || (!trackedSet.has(c) && moved(c))) {
       return spell(fileMoves.get(c) ?? moved(c)) + trail;
     }
@@ -193,6 +194,15 @@ if (dry) {
     const text = readFileSync(e.file, "utf8");
     if (text.includes(e.before)) writeFileSync(e.file, text.replace(e.before, e.after));
     else if (!text.includes(e.after)) notes.push(`${e.file}: not found, check by hand (${e.why}): ${e.before}`);
+  }
+  // The new paths sort differently: let biome order the imports of the files touched (a safe fix only).
+  const touched = [...edits.keys()].map(after).filter((f) => /\.(ts|mts|tsx)$/.test(f) && existsSync(f));
+  if (touched.length) {
+    try {
+      execFileSync("node_modules/.bin/biome", ["check", "--write", "--no-errors-on-unmatched", ...touched], { stdio: "pipe" });
+    } catch (e) {
+      notes.push(`biome check --write left findings (run npm run lint): ${String(e.stdout ?? e).split("\n").slice(-4).join(" ")}`);
+    }
   }
 }
 console.log(
