@@ -42,6 +42,11 @@ for (const f of tracked) {
   if (trackedSet.has(to)) throw new Error(`${f} -> ${to}: the target exists`);
   fileMoves.set(f, to);
 }
+const targets = new Map();
+for (const [f, t] of fileMoves) {
+  if (targets.has(t)) throw new Error(`${targets.get(t)} and ${f} would both move to ${t}: add a file rule to moves.mjs`);
+  targets.set(t, f);
+}
 const after = (f) => fileMoves.get(f) ?? f;
 
 // 2. The module specifiers, found by parsing each code file.
@@ -210,3 +215,16 @@ console.log(
     `${edits.size} files edited${dry ? " (dry run: nothing written)" : ""}`,
 );
 for (const n of notes) console.log(`note: ${n}`);
+if (!dry) {
+  // Stages must still import only the stages before them.
+  const tool = ["../shared/tools/import-cycles.mjs", "/work/shared/tools/import-cycles.mjs"].find(existsSync);
+  if (tool) {
+    try {
+      execFileSync(process.execPath, [tool], { stdio: "pipe" });
+      console.log("import-cycles: clean");
+    } catch (e) {
+      console.log(`import-cycles: NOT clean, fix the move map:\n${e.stdout}`);
+      process.exitCode = 1;
+    }
+  }
+}
