@@ -9,6 +9,20 @@ import { z } from "zod";
 const int = z.number().int();
 const opt = <T extends z.ZodType>(t: T) => t.nullish();
 
+/**
+ * A JSON object of strings, every own key a value like any other: "__proto__", "constructor"
+ * and "prototype" included (JSON.parse makes them plain own keys, and the reader keeps them as
+ * rows). Not z.record: zod 4 skips a "__proto__" key there, its value unchecked and dropped.
+ */
+const stringMap = z.custom<Record<string, string>>(
+  (v) =>
+    typeof v === "object" &&
+    v !== null &&
+    !Array.isArray(v) &&
+    Object.values(v as object).every((s) => typeof s === "string"),
+  { message: "expected an object of strings" },
+);
+
 export const periodSchema = z.looseObject({
   period_type: opt(z.string()),
   start_date: opt(int),
@@ -45,7 +59,7 @@ export const planSchema = z.looseObject({
   video_enabled: opt(z.boolean()),
   environments: opt(z.array(z.looseObject({ id: int }))),
   performance_data_enabled: opt(z.boolean()),
-  resolutions: opt(z.record(z.string(), z.string())),
+  resolutions: opt(stringMap),
   clear_app_data: opt(z.boolean()),
   fetch_app_files: opt(z.array(z.unknown())),
   selected_android_mobile_app: opt(mobileAppSchema),
