@@ -1,11 +1,19 @@
 /**
- * The wire checks of a plan and a scheduled report (seed 2.2, 2.3; API-FACTS.md), by hand: the
- * hot path of a sync runs them on every new or changed record, where zod cost more than the
- * rest of the reading. They accept exactly what the zod schemas of wire/schemas.ts accept
- * (test/unit/validate.test.ts holds them together), but for items nested deeper than
- * MAX_DEPTH, which zod would accept and the store could not serialize. Every enum is open
- * (plain strings); unknown fields are allowed; optional fields take null as well as absence.
+ * The wire checks of a plan and a scheduled report (seed 2.2, 2.3; API-FACTS.md), compiled once
+ * from the zod schemas of wire/schemas.ts, the one declaration of the wire shapes: the hot path
+ * of a sync runs them on every new or changed record, where zod's own parse cost more than the
+ * rest of the reading, and they name every problem with its path and the value as sent. What
+ * they accept is what the declaration says (every enum open, unknown fields allowed, optional
+ * fields taking null as well as absence), plus one rule zod lacks: a value declared unknown is
+ * kept as JSON text, so it may nest at most MAX_DEPTH deep (the store could not serialize more).
+ *
+ * Keys are data: a field is read only when the object has it as its own property (Object.hasOwn),
+ * and a record's keys are its own keys, so "__proto__", "constructor" or "prototype" in the input
+ * is an unknown field like any other (ignored in an object, a key like any other in a map),
+ * never a way to the prototype.
  */
+import type { z } from "zod";
+import { planSchema, scheduledReportSchema } from "../wire/schemas.js";
 import { truncate } from "./text.js";
 
 /** Problems named in a reason; the rest are counted. */
@@ -64,70 +72,144 @@ function want(issues: Issues, path: string, expected: string, v: unknown): void 
   issues.add(path, what);
 }
 
-function int(issues: Issues, o: Obj, key: string, path: string, required = false): void {
-  const v = o[key];
-  if (v === undefined || v === null) {
-    if (required) issues.add(join(path, key), v === null ? "expected an integer, got null" : "missing");
-    return;
+/**
+ * A compiled check: adds the problems of value `v` to `issues`. The value sits at `key` of the
+ * container at `path` (key null: at `path` itself); the full path is built only when needed.
+ */
+type Check = (issues: Issues, v: unknown, path: string, key: string | number | null) => void;
+
+const at = (path: string, key: string | number | null) => (key === null ? path : join(path, key));
+
+/** One declared field of an object: its name, its check, and whether it may be absent or null. */
+type Field = readonly [key: string, check: Check, nullish: boolean];
+
+const own = (o: Obj, key: string): unknown => (Object.hasOwn(o, key) ? o[key] : undefined);
+
+/** A zod schema's definition (zod 4's `_zod.def`), as far as the compiler reads it. */
+interface Def {
+  type: string;
+  innerType?: z.ZodType;
+  element?: z.ZodType;
+  shape?: Record<string, z.ZodType>;
+  catchall?: z.ZodType;
+  checks?: { _zod: { def: { check: string; format?: string } } }[];
+}
+const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
+
+/** Peels optional and nullable: the schema inside, and whether null and absence are allowed. */
+function unwrap(schema: z.ZodType): [z.ZodType, boolean] {
+  let nullish = false;
+  let s = schema;
+  for (let d = defOf(s); d.type === "optional" || d.type === "nullable"; d = defOf(s)) {
+    nullish = true;
+    s = d.innerType!;
   }
-  if (!Number.isSafeInteger(v)) want(issues, join(path, key), "an integer", v);
+  return [s, nullish];
 }
 
-function str(issues: Issues, o: Obj, key: string, path: string): void {
-  const v = o[key];
-  if (v !== undefined && v !== null && typeof v !== "string") want(issues, join(path, key), "a string", v);
-}
+const unsupported = (what: string): never => {
+  throw new Error(`wire check compiler: ${what} is not supported (extend normalize/validate.ts)`);
+};
 
-function bool(issues: Issues, o: Obj, key: string, path: string): void {
-  const v = o[key];
-  if (v !== undefined && v !== null && typeof v !== "boolean") want(issues, join(path, key), "a boolean", v);
-}
-
-/** An optional array; `item` checks each element. Returns the array, or null. */
-function list(issues: Issues, o: Obj, key: string, path: string): unknown[] | null {
-  const v = o[key];
-  if (v === undefined || v === null) return null;
-  if (!Array.isArray(v)) {
-    want(issues, join(path, key), "an array", v);
-    return null;
+/**
+ * Compiles one zod schema into a check. Only the kinds the wire schemas use are known; anything
+ * else (a refinement, a length check, a strict object) throws when the module loads, so the
+ * declaration cannot say more than the check enforces.
+ */
+function compile(schema: z.ZodType): Check {
+  const d = defOf(schema);
+  const formats = (d.checks ?? []).map((c) => c._zod.def.format ?? c._zod.def.check);
+  switch (d.type) {
+    case "number":
+      if (formats.length === 1 && formats[0] === "safeint")
+        return (issues, v, path, key) => {
+          if (!Number.isSafeInteger(v)) want(issues, at(path, key), "an integer", v);
+        };
+      if (formats.length === 0)
+        return (issues, v, path, key) => {
+          if (typeof v !== "number" || !Number.isFinite(v)) want(issues, at(path, key), "a number", v);
+        };
+      return unsupported(`a number with ${formats.join(", ")}`);
+    case "string":
+      if (formats.length) return unsupported(`a string with ${formats.join(", ")}`);
+      return (issues, v, path, key) => {
+        if (typeof v !== "string") want(issues, at(path, key), "a string", v);
+      };
+    case "boolean":
+      return (issues, v, path, key) => {
+        if (typeof v !== "boolean") want(issues, at(path, key), "a boolean", v);
+      };
+    case "unknown":
+      // Kept as JSON text: anything, nested at most MAX_DEPTH deep (checked without recursion).
+      return (issues, v, path, key) => {
+        if (typeof v === "object" && v !== null && depthExceeds(v, MAX_DEPTH))
+          issues.add(at(path, key), `nested more than ${MAX_DEPTH} levels deep`);
+      };
+    case "array": {
+      const item = compile(d.element!);
+      return (issues, v, path, key) => {
+        const here = at(path, key);
+        if (!Array.isArray(v)) return want(issues, here, "an array", v);
+        for (let i = 0; i < v.length; i++) item(issues, v[i], here, i);
+      };
+    }
+    case "object": {
+      const extra = d.catchall ? defOf(d.catchall).type : "strip";
+      if (extra !== "unknown" && extra !== "strip") return unsupported(`an object with ${extra} extra keys`);
+      const fields: Field[] = Object.entries(d.shape!).map(([key, s]) => {
+        const [inner, nullish] = unwrap(s);
+        return [key, compile(inner), nullish] as const;
+      });
+      return (issues, v, path, key) => {
+        const here = at(path, key);
+        if (!isObj(v)) return want(issues, here, "an object", v);
+        for (let i = 0; i < fields.length; i++) {
+          const [name, check, nullish] = fields[i]!;
+          const value = own(v, name);
+          if (value === undefined || value === null) {
+            if (nullish) continue;
+            if (value === undefined) {
+              issues.add(join(here, name), "missing");
+              continue;
+            }
+          }
+          check(issues, value, here, name);
+        }
+      };
+    }
+    case "custom": {
+      // A custom type is an opaque predicate: its fast check is the one given in CUSTOM.
+      const given = CUSTOM.get(schema);
+      return given ?? unsupported("a custom zod type without its check in CUSTOM");
+    }
+    default:
+      return unsupported(`zod type "${d.type}"`);
   }
-  return v;
 }
 
-function intList(issues: Issues, o: Obj, key: string, path: string): void {
-  const a = list(issues, o, key, path);
-  if (a)
-    for (let i = 0; i < a.length; i++)
-      if (!Number.isSafeInteger(a[i])) want(issues, `${join(path, key)}.${i}`, "an integer", a[i]);
-}
+/** An object whose own values are all strings, each key (whatever its name) a key like any other. */
+const stringValues: Check = (issues, v, path, key) => {
+  const here = at(path, key);
+  if (!isObj(v)) return want(issues, here, "an object", v);
+  for (const k of Object.keys(v)) if (typeof v[k] !== "string") want(issues, join(here, k), "a string", v[k]);
+};
 
-function strList(issues: Issues, o: Obj, key: string, path: string): void {
-  const a = list(issues, o, key, path);
-  if (a)
-    for (let i = 0; i < a.length; i++)
-      if (typeof a[i] !== "string") want(issues, `${join(path, key)}.${i}`, "a string", a[i]);
-}
+/**
+ * The fast checks of the declaration's custom types (zod cannot say what a predicate accepts):
+ * plan.resolutions, the map of strings that keeps a "__proto__" key as data (wire/schemas.ts).
+ * The property tests hold each to its declaration.
+ */
+const CUSTOM: ReadonlyMap<z.ZodType, Check> = new Map([
+  [unwrap(planSchema.shape.resolutions)[0], stringValues],
+]);
 
-/** An optional object; returns it, or null. */
-function obj(issues: Issues, o: Obj, key: string, path: string): Obj | null {
-  const v = o[key];
-  if (v === undefined || v === null) return null;
-  if (!isObj(v)) {
-    want(issues, join(path, key), "an object", v);
-    return null;
-  }
-  return v;
-}
-
-/** Items kept as JSON text: anything, nested at most MAX_DEPTH deep (checked without recursion). */
-function jsonItems(issues: Issues, o: Obj, key: string, path: string): void {
-  const a = list(issues, o, key, path);
-  if (!a) return;
-  for (let i = 0; i < a.length; i++) {
-    if (typeof a[i] !== "object" || a[i] === null) continue;
-    if (depthExceeds(a[i], MAX_DEPTH))
-      issues.add(`${join(path, key)}.${i}`, `nested more than ${MAX_DEPTH} levels deep`);
-  }
+/** A top-level checker: null when `v` passes `check`, else the one-line reason. */
+function checker(check: Check): (v: unknown) => string | null {
+  return (v) => {
+    const issues = new Issues();
+    check(issues, v, "", null);
+    return issues.reason();
+  };
 }
 
 /** Whether a JSON value nests deeper than `max` (objects and arrays count one level each). */
@@ -144,103 +226,8 @@ export function depthExceeds(value: unknown, max: number): boolean {
   return false;
 }
 
-function mobileApp(issues: Issues, o: Obj, key: string): void {
-  const app = obj(issues, o, key, "");
-  if (!app) return;
-  int(issues, app, "id", key, true);
-  for (const k of [
-    "mobile_app_name",
-    "mobile_app_hash",
-    "operating_system",
-    "mobile_app_metadata",
-    "created_at",
-  ])
-    str(issues, app, k, key);
-}
-
 /** Null when `v` is a valid wire plan (then it is one), else the reason. */
-export function checkPlan(v: unknown): string | null {
-  const issues = new Issues();
-  if (!isObj(v)) {
-    want(issues, "", "an object", v);
-    return issues.reason();
-  }
-  int(issues, v, "id", "", true);
-  int(issues, v, "company_id", "", true);
-  for (const k of ["project_id", "plan_parallel_test_limit", "failed_test_retry_count"])
-    int(issues, v, k, "");
-  for (const k of ["plan_name", "description", "screen_shot_type"]) str(issues, v, k, "");
-  for (const k of [
-    "group_plan",
-    "enabled",
-    "alerts_enabled",
-    "video_enabled",
-    "performance_data_enabled",
-    "clear_app_data",
-  ])
-    bool(issues, v, k, "");
-  intList(issues, v, "scenarios", "");
-  const period = obj(issues, v, "period", "");
-  if (period) {
-    for (const k of ["start_date", "end_date", "once_date", "repeat_period"])
-      int(issues, period, k, "period");
-    str(issues, period, "period_type", "period");
-    str(issues, period, "days_of_week", "period");
-  }
-  jsonItems(issues, v, "alerts", "");
-  jsonItems(issues, v, "fetch_app_files", "");
-  const envs = list(issues, v, "environments", "");
-  if (envs)
-    for (let i = 0; i < envs.length; i++) {
-      const env = envs[i];
-      if (isObj(env)) int(issues, env, "id", `environments.${i}`, true);
-      else want(issues, `environments.${i}`, "an object", env);
-    }
-  const resolutions = obj(issues, v, "resolutions", "");
-  if (resolutions)
-    for (const [os, r] of Object.entries(resolutions))
-      if (typeof r !== "string") want(issues, `resolutions.${os}`, "a string", r);
-  mobileApp(issues, v, "selected_android_mobile_app");
-  mobileApp(issues, v, "selected_ios_mobile_app");
-  return issues.reason();
-}
+export const checkPlan = checker(compile(planSchema));
 
 /** Null when `v` is a valid wire scheduled report (then it is one), else the reason. */
-export function checkReport(v: unknown): string | null {
-  const issues = new Issues();
-  if (!isObj(v)) {
-    want(issues, "", "an object", v);
-    return issues.reason();
-  }
-  int(issues, v, "id", "", true);
-  for (const k of [
-    "report_name",
-    "content_mail",
-    "frequency",
-    "created_user",
-    "report_hour",
-    "start_date",
-    "end_date",
-  ])
-    str(issues, v, k, "");
-  bool(issues, v, "enabled", "");
-  bool(issues, v, "usage_gauge", "");
-  strList(issues, v, "user_roles", "");
-  strList(issues, v, "status", "");
-  strList(issues, v, "email_list", "");
-  intList(issues, v, "plan_id_list", "");
-  const alerts = list(issues, v, "alerts", "");
-  if (alerts)
-    for (let i = 0; i < alerts.length; i++) {
-      const a = alerts[i];
-      const path = `alerts.${i}`;
-      if (!isObj(a)) {
-        want(issues, path, "an object", a);
-        continue;
-      }
-      for (const k of ["alert_type", "alert_sending_status", "target"]) str(issues, a, k, path);
-      bool(issues, a, "enabled", path);
-      bool(issues, a, "unsubscribe_link_eliminated", path);
-    }
-  return issues.reason();
-}
+export const checkReport = checker(compile(scheduledReportSchema));
