@@ -127,6 +127,10 @@ async function sqlitePhase(sim: Sim, dir: string, report: Report): Promise<void>
     `${mb(s.fullWriteBytes ?? 0)} (write_bytes of /proc/self/io)`,
   );
   report.figure(
+    "    of them never reached the disk",
+    `${mb(s.fullCancelledBytes ?? 0)} (cancelled_write_bytes: the spool, deleted before writeback)`,
+  );
+  report.figure(
     "  bytes written by the re-sync (storage)",
     `${kb(worst((r) => r.resyncWriteBytes ?? 0))} (all write() calls: ${kb(worst((r) => r.resyncWchar ?? 0))})`,
   );

@@ -48,6 +48,11 @@ export interface ChildResult {
   resyncWriteMs?: number;
   /** sync only: what the process wrote during the full sync and the re-sync (/proc/self/io). */
   fullWriteBytes?: number;
+  /**
+   * Of those, bytes whose pages were dropped before reaching the disk (cancelled_write_bytes):
+   * a file deleted before the kernel wrote it back, i.e. the spool of the plan list.
+   */
+  fullCancelledBytes?: number;
   resyncWriteBytes?: number;
   resyncWchar?: number;
   resyncUnchanged?: number;
@@ -69,11 +74,18 @@ async function planXmins(url: string): Promise<Map<string, string>> {
   }
 }
 
-/** The process's write counters: bytes sent to storage, and bytes passed to write(). */
-function ioCounters(): { writeBytes: number; wchar: number } {
+/**
+ * The process's write counters: bytes sent to storage (counted when a page is dirtied), bytes
+ * passed to write(), and dirtied bytes that never reached storage (their file deleted first).
+ */
+function ioCounters(): { writeBytes: number; wchar: number; cancelled: number } {
   const text = readFileSync("/proc/self/io", "utf8");
   const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, "m").exec(text)?.[1] ?? NaN);
-  return { writeBytes: field("write_bytes"), wchar: field("wchar") };
+  return {
+    writeBytes: field("write_bytes"),
+    wchar: field("wchar"),
+    cancelled: field("cancelled_write_bytes"),
+  };
 }
 
 async function download(input: ChildInput): Promise<ChildResult> {
@@ -150,6 +162,7 @@ async function sync(input: ChildInput): Promise<ChildResult> {
       resyncMs,
       resyncWriteMs: again.writeMs ?? 0,
       fullWriteBytes: io0.writeBytes - ioStart.writeBytes,
+      fullCancelledBytes: io0.cancelled - ioStart.cancelled,
       resyncWriteBytes: io1.writeBytes - io0.writeBytes,
       resyncWchar: io1.wchar - io0.wchar,
       resyncUnchanged: again.counts.unchanged,
