@@ -1,4 +1,4 @@
-/** `tas-sync sync`: one-shot pull of every configured company (no Redis). */
+/** `tas-sync sync` (spec in catalog/pull.ts): one-shot pull of every configured company (no Redis). */
 import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
 import { openStoreForWork } from "../open-store.js";
@@ -6,7 +6,17 @@ import { createClients, type TransportClock } from "../runtime.js";
 import { syncCompanies } from "../sync/companies.js";
 import type { CompanySyncResult } from "../sync/company.js";
 import { SyncProgressView } from "./sync-progress.js";
-import { configuredCompany } from "./types.js";
+import { type CommandRun, configuredCompany, intFlag } from "./types.js";
+
+export const runSync: CommandRun = async (ctx) => {
+  const companyId = intFlag(ctx.flags, "company");
+  return runSyncCommand(ctx.config(), {
+    companyId,
+    logger: await ctx.logger(),
+    out: ctx.out,
+    signal: ctx.stopSignal,
+  });
+};
 
 export interface SyncCommandOptions {
   companyId?: number | undefined;

@@ -88,21 +88,23 @@ export async function createScenarioFor(
 
   let began = false;
   let uncertain = row.uncertain || row.inFlight;
-  // Every send takes a slot of the shared rate limit. The write-ahead marker goes right before
-  // the first send: a resend after a 401 is the same attempt.
-  const beforeSend = async () => {
-    if (deps.acquireSlot) await deps.acquireSlot();
-    if (!began) {
-      // Committed before the request leaves: a crash after the server's commit leaves a trace.
-      uncertain = await outbox.beginAttempt(key, now());
-      began = true;
-    }
+  // Every send takes a slot of the shared rate limit: the first one here, a resend's (after a
+  // 401: the same attempt) in the HTTP call.
+  let resend = false;
+  const slotForResend = async () => {
+    if (resend) await deps.acquireSlot?.();
+    resend = true;
   };
   const client = deps.clientFor(row.companyId);
   let answer: CreatedScenario;
   try {
+    await deps.acquireSlot?.();
+    // The write-ahead marker, committed before the request leaves: a crash after the server's
+    // commit leaves a trace.
+    uncertain = await outbox.beginAttempt(key, now());
+    began = true;
     deps.logger.debug({ key, projectId: row.projectId }, "creating scenario");
-    answer = await client.createScenario(row.projectId, payload, beforeSend);
+    answer = await client.createScenario(row.projectId, payload, slotForResend);
   } catch (err) {
     const outcome = classifyFailure(err, uncertain);
     // What this run knows of its own attempt (nothing, if it never got to send).

@@ -1,5 +1,6 @@
 /**
- * Who waits after a 429. The service's rate limits are not documented (API-FACTS); a limit per
+ * Who waits: a job whose key this process is already running, and the rows held back by a 429.
+ * After a 429: The service's rate limits are not documented (API-FACTS); a limit per
  * token is the common kind, so by default a 429 holds back only the company whose token got
  * it, and the other companies' rows go on (push.rateLimitScope "company"). A service that
  * limits per host counts every company's requests together: with "host", a 429 holds back every
@@ -45,5 +46,30 @@ export class RateLimitGate {
 
   #key(companyId: number): number | "host" {
     return this.scope === "host" ? "host" : companyId;
+  }
+}
+
+/** How long a job waits for the same key's job that this process is still running. */
+export const SAME_KEY_WAIT_MS = 1000;
+
+/**
+ * One job per key at a time in this process. Another job of the same key can only appear when
+ * Redis lost the first (it came back empty and the reconciler added it again): it runs later.
+ */
+export class OnePerKey {
+  readonly #running = new Set<string>();
+
+  async run<T>(
+    key: string,
+    job: () => Promise<T>,
+  ): Promise<T | { status: "later"; delayMs: number; reason: string }> {
+    if (this.#running.has(key))
+      return { status: "later", delayMs: SAME_KEY_WAIT_MS, reason: "this process is running the key's job" };
+    this.#running.add(key);
+    try {
+      return await job();
+    } finally {
+      this.#running.delete(key);
+    }
   }
 }

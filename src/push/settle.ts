@@ -99,6 +99,20 @@ export async function failWithDescendants(
   return 1 + (await failDescendants(outbox, key, now, onFailed));
 }
 
+/**
+ * A job that failed for good outside the normal outcomes (Redis or database trouble) must not
+ * leave its row queued with no job behind it: the row fails, and its descendants with it.
+ */
+export async function settleAbandoned(
+  outbox: OutboxStore,
+  key: string,
+  message: string,
+  onFailed?: (keys: readonly string[]) => Promise<void>,
+): Promise<number> {
+  const settle = { code: "JOB_FAILED", message: `the job failed for good: ${message}` };
+  return failWithDescendants(outbox, key, settle, "none", new Date().toISOString(), onFailed);
+}
+
 function failDescendants(
   outbox: OutboxStore,
   key: string,

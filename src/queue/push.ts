@@ -7,11 +7,11 @@ import { DelayedError, type Job, type Worker } from "bullmq";
 import * as createJob from "../../jobs/create-scenario.js";
 import type { Config } from "../config/index.js";
 import type { Logger } from "../log.js";
-import { PushFailureLog, type SettledRows } from "../push/failure-log.js";
-import { RateLimitGate } from "../push/gate.js";
+import { PushFailureLog } from "../push/failure-log.js";
+import { OnePerKey, RateLimitGate } from "../push/gate.js";
 import { PushProgressLog } from "../push/progress-log.js";
 import type { PushJobs } from "../push/reconcile.js";
-import { failWithDescendants } from "../push/settle.js";
+import { settleAbandoned } from "../push/settle.js";
 import type { Clients } from "../runtime.js";
 import type { OutboxStore } from "../store/port-outbox.js";
 import type { Telemetry } from "../telemetry.js";
@@ -22,8 +22,6 @@ import type { RedisWatch } from "./redis-watch.js";
 export const PUSH_QUEUE = "push";
 const ENQUEUE_CHUNK = 1000;
 const ENQUEUE_IN_FLIGHT = 4;
-/** How long a job waits for the same key's job that this process is still running. */
-const SAME_KEY_WAIT_MS = 1000;
 
 export interface PushQueueDeps {
   cfg: Config;
@@ -111,37 +109,33 @@ export class PushQueue extends OwnedQueue implements PushJobs {
     };
     const lockMs = opts.lockDurationMs ?? cfg.push.lockDurationMs;
     const progress = new PushProgressLog(logger);
-    // Keys whose job this process is running. Another job of the same key can only appear when
-    // Redis lost the first (it came back empty and the reconciler added it again): it waits.
-    const running = new Set<string>();
+    const onePerKey = new OnePerKey();
     const later = async (job: Job, token: string | undefined, ms: number): Promise<never> => {
       await job.moveToDelayed(Date.now() + ms, token);
       throw new DelayedError();
     };
     const worker = this.runWorker(
       async (job: Job, token?: string) => {
-        const key = String(job.data?.key);
-        if (running.has(key)) return later(job, token, SAME_KEY_WAIT_MS);
-        running.add(key);
         let result: Awaited<ReturnType<typeof createJob.process>>;
         try {
-          result = await createJob.process(
-            job.data,
-            {
-              made: job.attemptsMade,
-              max: job.opts.attempts ?? 1,
-              // Each time the job was moved back to delayed it started once more.
-              rateLimitWaits: Math.max(0, (job.attemptsStarted ?? 1) - job.attemptsMade - 1),
-            },
-            deps,
+          result = await onePerKey.run(String(job.data?.key), () =>
+            createJob.process(
+              job.data,
+              {
+                made: job.attemptsMade,
+                max: job.opts.attempts ?? 1,
+                // Each time the job was moved back to delayed it started once more.
+                rateLimitWaits: Math.max(0, (job.attemptsStarted ?? 1) - job.attemptsMade - 1),
+              },
+              deps,
+            ),
           );
         } catch (err) {
           if (err instanceof createJob.RetryLaterError) progress.note("retry");
           throw err;
-        } finally {
-          running.delete(key);
         }
-        // Not the row's fault (a 429): back to delayed without using up one of its attempts.
+        // Not the row's fault (a 429, the same key running here): back to delayed without using
+        // up one of its attempts.
         if (result.status === "later") return later(job, token, result.delayMs);
         progress.note(result.status);
         if (result.ready.length) await this.enqueue(result.ready);
@@ -159,26 +153,15 @@ export class PushQueue extends OwnedQueue implements PushJobs {
       if (!job) return;
       if (!(err instanceof createJob.RetryLaterError))
         logger.warn({ key: job.data?.key, err: err.message }, "push job failed");
-      // A job that fails for good outside the normal outcomes (Redis or database trouble) must
-      // not leave its row queued with no job behind it: settle the row as failed.
+      // Failed for good: push policy settles its row (push/settle.ts).
       if (job.attemptsMade >= (job.opts.attempts ?? 1)) {
-        settleAbandoned(this.deps.outbox, String(job.data?.key), err.message, failures).catch((e: Error) =>
+        settleAbandoned(this.deps.outbox, String(job.data?.key), err.message, (keys) =>
+          failures.failed(keys),
+        ).catch((e: Error) =>
           logger.error({ key: job.data?.key, err: e.message }, "could not settle the row of a failed job"),
         );
       }
     });
     return worker;
   }
-}
-
-async function settleAbandoned(
-  outbox: OutboxStore,
-  key: string,
-  message: string,
-  failures: SettledRows,
-): Promise<void> {
-  const settle = { code: "JOB_FAILED", message: `the job failed for good: ${message}` };
-  await failWithDescendants(outbox, key, settle, "none", new Date().toISOString(), (keys) =>
-    failures.failed(keys),
-  );
 }

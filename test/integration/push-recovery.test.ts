@@ -143,15 +143,29 @@ describe.each(storeKinds())("push recovery on $name", (kind) => {
     await store.outbox.record(newRequests(seed.rows()), "b", seed.file, now);
     await store.outbox.takeReady(now);
     const clients = createClients(cfg, logger);
-    const deps = { outbox: store.outbox, clientFor: clients.clientFor, acquireSlot: async () => {}, logger };
+    // Each send takes a slot of the shared rate limit: whether the row was marked in flight yet.
+    let current = "Before";
+    const slots: [string, boolean][] = [];
+    const acquireSlot = async () => {
+      slots.push([current, Boolean((await t.request(current)).in_flight)]);
+    };
+    const deps = { outbox: store.outbox, clientFor: clients.clientFor, acquireSlot, logger };
     try {
       expect(await createScenarioFor(deps, "Before")).toMatchObject({ status: "created" });
       // The service forgets every token it issued (a restart, a revocation).
       (t.sim.state.tokens as unknown as { access: Map<string, unknown> }).access.clear();
+      current = "After";
       expect(await createScenarioFor(deps, "After")).toMatchObject({ status: "created" });
     } finally {
       await clients.close();
     }
+    // The slot, then the write-ahead, then the send; the resend after the 401 (the same attempt)
+    // takes a slot of its own and writes nothing ahead again.
+    expect(slots).toEqual([
+      ["Before", false],
+      ["After", false],
+      ["After", true],
+    ]);
     const stats = t.sim.state.stats;
     expect(stats.count(CREATE_ROUTE, 401)).toBe(1);
     expect(stats.count(CREATE_ROUTE, 200)).toBe(2);

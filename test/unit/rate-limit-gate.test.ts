@@ -1,6 +1,11 @@
 /** A 429 holds back the company whose token got it, or the whole host: with an injected clock. */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RATE_LIMIT_WAIT_MS, RateLimitGate } from "../../src/push/gate.js";
+import {
+  DEFAULT_RATE_LIMIT_WAIT_MS,
+  OnePerKey,
+  RateLimitGate,
+  SAME_KEY_WAIT_MS,
+} from "../../src/push/gate.js";
 
 function clock(start = 1_000_000) {
   let t = start;
@@ -40,5 +45,22 @@ describe("RateLimitGate", () => {
     gate.limited(7, 5000);
     expect(gate.limited(7, 1000)).toBe(5000);
     expect(gate.limited(8, null)).toBe(DEFAULT_RATE_LIMIT_WAIT_MS);
+  });
+});
+
+describe("OnePerKey", () => {
+  it("sends a second job of a running key to wait, runs other keys, and frees the key when the job ends", async () => {
+    const once = new OnePerKey();
+    let finish: () => void = () => {};
+    const first = once.run("k", () => new Promise<string>((resolve) => (finish = () => resolve("done"))));
+    expect(await once.run("k", async () => "twice")).toMatchObject({
+      status: "later",
+      delayMs: SAME_KEY_WAIT_MS,
+    });
+    expect(await once.run("other", async () => "ran")).toBe("ran");
+    finish();
+    expect(await first).toBe("done");
+    await expect(once.run("k", async () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+    expect(await once.run("k", async () => "again")).toBe("again");
   });
 });

@@ -22,7 +22,7 @@ Exit codes: 0 every company succeeded (or was skipped); 1 a company failed; 2 ba
             config; 3 a company was only partly synced (e.g. a report answered 403, or
             deletions were held back); 130/143 stopped by SIGINT/SIGTERM.`,
   options: { company: { type: "string" } },
-  load: () => import("../pull.js").then((m) => m.runSync),
+  load: () => import("../sync.js").then((m) => m.runSync),
 };
 
 export const replaySpec: CommandSpec = {
@@ -66,7 +66,7 @@ Options:
   --db PATH|URL       database (default: the config's "database"); env:NAME reads it from the
                         environment variable NAME, so a password stays out of the process list`,
   options: { db: { type: "string" } },
-  load: () => import("../pull.js").then((m) => m.runMigrate),
+  load: () => import("../migrate.js").then((m) => m.runMigrate),
 };
 
 export const querySpec: CommandSpec = {

@@ -5,9 +5,8 @@
  *
  * Segmenting costs ~20 µs per short string, too slow for a million rows: text in which every
  * code point is its own grapheme (no marks, joiners, emoji, jamo, format characters) is measured
- * code point by code point instead, with the same East Asian Width table string-width uses.
+ * code point by code point instead, each one's width asked of string-width once and kept.
  */
-import { eastAsianWidth } from "get-east-asian-width";
 import stringWidth from "string-width";
 
 const segmenter = new Intl.Segmenter();
@@ -16,6 +15,9 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const CLUSTERING =
   /[\p{M}\p{Cf}\p{Cc}\p{Cs}\p{Default_Ignorable_Code_Point}\p{Extended_Pictographic}\p{Emoji_Modifier}\p{Regional_Indicator}\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff]/u;
 const ELLIPSIS = "…";
+/** Widths of lone code points; cleared when full (CJK text alone has tens of thousands). */
+const CODE_POINT_WIDTHS = new Map<string, number>();
+const MAX_KEPT_WIDTHS = 1 << 16;
 
 /** Text and the columns it takes. */
 export interface Fitted {
@@ -28,8 +30,18 @@ export function displayWidth(s: string): number {
   if (PRINTABLE_ASCII.test(s)) return s.length;
   if (CLUSTERING.test(s)) return stringWidth(s);
   let width = 0;
-  for (const ch of s) width += eastAsianWidth(ch.codePointAt(0)!);
+  for (const ch of s) width += codePointWidth(ch);
   return width;
+}
+
+function codePointWidth(ch: string): number {
+  let w = CODE_POINT_WIDTHS.get(ch);
+  if (w === undefined) {
+    if (CODE_POINT_WIDTHS.size >= MAX_KEPT_WIDTHS) CODE_POINT_WIDTHS.clear();
+    w = stringWidth(ch);
+    CODE_POINT_WIDTHS.set(ch, w);
+  }
+  return w;
 }
 
 /** `s` cut to at most `max` columns, ending in "…" when cut; never splits a grapheme. */

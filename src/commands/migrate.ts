@@ -1,19 +1,7 @@
-/** Implementations of sync and migrate (specs in catalog/pull.ts). */
+/** `tas-sync migrate` (spec in catalog/pull.ts). */
 import { databaseFromFlag } from "../config/index.js";
 import { openStoreForWork } from "../open-store.js";
-import { runSyncCommand } from "./sync.js";
-import { type CommandRun, intFlag } from "./types.js";
-
-export const runSync: CommandRun = async (ctx) => {
-  const companyId = intFlag(ctx.flags, "company");
-  const cfg = ctx.config();
-  return runSyncCommand(cfg, {
-    companyId,
-    logger: await ctx.logger(),
-    out: ctx.out,
-    signal: ctx.stopSignal,
-  });
-};
+import type { CommandRun } from "./types.js";
 
 export const runMigrate: CommandRun = async (ctx) => {
   // With --db there may be no config: the default lease then tells a dead run from a live one.
