@@ -3,6 +3,6 @@ import { defineConfig } from "drizzle-kit";
 /** SQLite (the default store). PostgreSQL has its own config: drizzle.postgres.config.ts. */
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./src/schema/sqlite/index.ts",
+  schema: "./src/tables/sqlite/index.ts",
   out: "./migrations/sqlite",
 });

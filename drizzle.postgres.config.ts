@@ -3,6 +3,6 @@ import { defineConfig } from "drizzle-kit";
 /** PostgreSQL: the same tables and views as SQLite's (drizzle.config.ts), in pg-core types. */
 export default defineConfig({
   dialect: "postgresql",
-  schema: "./src/schema/postgres/index.ts",
+  schema: "./src/tables/postgres/index.ts",
   out: "./migrations/postgres",
 });

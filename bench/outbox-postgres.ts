@@ -1,6 +1,5 @@
 import { getTableColumns } from "drizzle-orm";
 import type pg from "pg";
-import { scenarioRequests as pgRequests, scenarios as pgScenarios } from "../src/schema/postgres/index.js";
 import type { PostgresStore } from "../src/store/postgres/index.js";
 import { orm as pgOrm } from "../src/store/postgres/orm.js";
 import * as pgAttempt from "../src/store/postgres/outbox/attempt.js";
@@ -9,6 +8,7 @@ import { recordRows as pgRecord } from "../src/store/postgres/outbox/record.js";
 import * as pgSettle from "../src/store/postgres/outbox/settle.js";
 import { batchInserter, pluck, run } from "../src/store/postgres/sql.js";
 import { transaction } from "../src/store/postgres/tx.js";
+import { scenarioRequests as pgRequests, scenarios as pgScenarios } from "../src/tables/postgres/index.js";
 import {
   JOB_ROWS,
   NOW,

@@ -1,9 +1,4 @@
 import { and, eq, getTableColumns } from "drizzle-orm";
-import { movable, ready, writes } from "../src/schema/outbox-states.js";
-import {
-  scenarioRequests as sqliteRequests,
-  scenarios as sqliteScenarios,
-} from "../src/schema/sqlite/index.js";
 import { compileInsert, overwrite } from "../src/store/sqlite/binder.js";
 import type { SqliteStore } from "../src/store/sqlite/index.js";
 import * as sqAttempt from "../src/store/sqlite/outbox/attempt.js";
@@ -12,6 +7,11 @@ import { recordRows as sqRecord } from "../src/store/sqlite/outbox/record.js";
 import * as sqSettle from "../src/store/sqlite/outbox/settle.js";
 import { orm as sqOrm, p as sqParent } from "../src/store/sqlite/outbox/tables.js";
 import { plucked, prepared } from "../src/store/sqlite/prepared.js";
+import { movable, ready, writes } from "../src/tables/outbox-states.js";
+import {
+  scenarioRequests as sqliteRequests,
+  scenarios as sqliteScenarios,
+} from "../src/tables/sqlite/index.js";
 import {
   JOB_ROWS,
   NOW,

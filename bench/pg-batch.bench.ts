@@ -18,11 +18,11 @@ import { pipeline } from "node:stream/promises";
 import { getTableColumns } from "drizzle-orm";
 import { from as copyFrom } from "pg-copy-streams";
 import { databaseTarget } from "../src/config/index.js";
-import type { PlanRow } from "../src/schema/index.js";
-import { plans } from "../src/schema/postgres/index.js";
 import { openPostgresStore, type PostgresStore } from "../src/store/postgres/index.js";
 import type { PoolClient } from "../src/store/postgres/pool.js";
 import { batchInserter } from "../src/store/postgres/sql.js";
+import type { PlanRow } from "../src/tables/index.js";
+import { plans } from "../src/tables/postgres/index.js";
 import { BenchDatabases, fmt, Report } from "./support.js";
 
 const ROWS = Number(process.env.BENCH_PG_ROWS ?? 20_000);

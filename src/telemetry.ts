@@ -3,7 +3,7 @@
  * daemon exposes as Prometheus metrics (src/metrics.ts implements this). Every stage takes a
  * Telemetry in its deps; the one-shot commands pass `noTelemetry`.
  */
-import type { NewSchemaChange } from "./schema/observed-types.js";
+import type { NewSchemaChange } from "./observed/types.js";
 
 /** What became of the records of one sync run. */
 export type RecordOutcome = "inserted" | "updated" | "unchanged" | "deleted" | "rejected";

@@ -7,8 +7,8 @@
  */
 import { request } from "undici";
 import { normalizePlan } from "../../src/normalize/index.js";
-import type { PlanRowSet } from "../../src/schema/index.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
+import type { PlanRowSet } from "../../src/tables/index.js";
 import type { WirePlan } from "../../src/wire/schemas.js";
 import { peakRssMb } from "../support.js";
 import type { ChildInput, ChildResult } from "./child.js";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { maskUrl } from "../../src/config/index.js";
-import { PLAN_CHILD_TABLES, REPORT_CHILD_TABLES } from "../../src/schema/table-names.js";
+import { PLAN_CHILD_TABLES, REPORT_CHILD_TABLES } from "../../src/tables/table-names.js";
 
 export type StoreName = "sqlite" | "postgres";
 

@@ -5,9 +5,9 @@
  */
 
 import { formatDuration } from "../config/duration.js";
-import { TABLE_DOCS, VIEW_DOCS } from "../schema/descriptions.js";
-import { type Relation, relationsOf } from "../schema/relations.js";
-import { PLAN_CHILD_TABLES, REPORT_CHILD_TABLES } from "../schema/table-names.js";
+import { TABLE_DOCS, VIEW_DOCS } from "../tables/descriptions.js";
+import { type Relation, relationsOf } from "../tables/relations.js";
+import { PLAN_CHILD_TABLES, REPORT_CHILD_TABLES } from "../tables/table-names.js";
 import type { YamlValue } from "./yaml.js";
 
 export interface CompanySchedule {

@@ -5,8 +5,8 @@
  * ISO 8601 text).
  */
 
-import { TABLE_DOCS, VIEW_DOCS } from "../schema/descriptions.js";
-import { relationsOf } from "../schema/relations.js";
+import { TABLE_DOCS, VIEW_DOCS } from "../tables/descriptions.js";
+import { relationsOf } from "../tables/relations.js";
 import { closestName } from "../text/suggest.js";
 
 export type DuckType = "BIGINT" | "INTEGER" | "BOOLEAN" | "TIMESTAMPTZ" | "DOUBLE" | "VARCHAR";

@@ -2,12 +2,12 @@
 import { writeFileSync } from "node:fs";
 import type { Config } from "../config/index.js";
 import { UserError } from "../errors.js";
-import { changeJson, changeRow, parseSince } from "../schema-report/changes.js";
-import { observedMarkdown } from "../schema-report/markdown.js";
-import { groupByEntity, groupTitle, observedJson, tableRows } from "../schema-report/observed.js";
+import { changeJson, changeRow, parseSince } from "../observed/changes.js";
+import { observedMarkdown } from "../observed/markdown.js";
+import type { SchemaChangeFilter } from "../observed/port.js";
+import { groupByEntity, groupTitle, observedJson, tableRows } from "../observed/report.js";
 import { openStore } from "../store/open.js";
 import type { Store } from "../store/port.js";
-import type { SchemaChangeFilter } from "../store/port-schema.js";
 import { formatTable } from "./table.js";
 import { type CommandContext, type CommandRun, configuredCompany, intFlag, UsageError } from "./types.js";
 

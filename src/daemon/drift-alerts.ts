@@ -4,9 +4,9 @@
  * sync hears of its changes, so each run is alerted once whatever the number of daemons.
  */
 import { hostname } from "node:os";
-import { driftAlert } from "../alerts/drift.js";
 import type { WebhookSender } from "../alerts/webhook.js";
 import type { Logger } from "../log.js";
+import { driftAlert } from "../observed/drift.js";
 import type { Telemetry } from "../telemetry.js";
 
 export interface DriftAlertDeps {

@@ -1,6 +1,6 @@
 /** docs/reference/tables.md: every table, view and column of both stores, from the drizzle schemas. */
-import { TABLE_DOCS, type TableDoc, VIEW_DOCS } from "../schema/descriptions.js";
-import { type ColumnShape, type Relation, relationsOf } from "../schema/relations.js";
+import { TABLE_DOCS, type TableDoc, VIEW_DOCS } from "../tables/descriptions.js";
+import { type ColumnShape, type Relation, relationsOf } from "../tables/relations.js";
 import { generatedNotice, table } from "./markdown.js";
 
 export { relationsOf };
@@ -47,7 +47,7 @@ export function tablesPage(): string {
   const views = Object.entries(VIEW_DOCS).map(([name, doc]) =>
     section(name, doc, find(lite, name), find(post, name)),
   );
-  return `${generatedNotice("the drizzle schemas (src/schema/sqlite, src/schema/postgres) and src/schema/descriptions.ts")}
+  return `${generatedNotice("the drizzle schemas (src/tables/sqlite, src/tables/postgres) and src/tables/descriptions.ts")}
 
 # Table reference
 

@@ -1,6 +1,6 @@
 /** Mobile app records (seed 2.3.2) and the JSON document inside `mobile_app_metadata`. */
 
-import type { MobileAppRow } from "../schema/index.js";
+import type { MobileAppRow } from "../tables/index.js";
 import type { WireMobileApp } from "../wire/schemas.js";
 import { truncate } from "./text.js";
 import { mobileCreatedAtToIso } from "./time.js";

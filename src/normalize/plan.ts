@@ -8,7 +8,7 @@ import type {
   PlanMobileAppRow,
   PlanResolutionRow,
   PlanScenarioRow,
-} from "../schema/index.js";
+} from "../tables/index.js";
 import type { WireMobileApp, WirePlan } from "../wire/schemas.js";
 import { DAY_NAMES, daysOfWeekMask } from "./days.js";
 import { normalizeMobileApp } from "./mobile-app.js";

@@ -1,6 +1,6 @@
 /** A wire scheduled report (seed 2.2) to the `scheduled_reports` row and its child rows. */
 
-import type { ReportAlertRow } from "../schema/index.js";
+import type { ReportAlertRow } from "../tables/index.js";
 import type { WireReport } from "../wire/schemas.js";
 import { isoToUtc } from "./time.js";
 import type { NormalizedReport } from "./types.js";

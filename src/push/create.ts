@@ -5,8 +5,8 @@
 import type { CreatedScenario, TasClient } from "../api/client.js";
 import { MAX_RATE_LIMIT_WAITS } from "../api/http.js";
 import type { Logger } from "../log.js";
-import { GIVES_ID, isSettled, OUTCOME_UNKNOWN, type RequestStatus } from "../schema/outbox-states.js";
 import type { AttemptKnowledge, OutboxStore, ParentInfo, SendableRow, Settle } from "../store/port-outbox.js";
+import { GIVES_ID, isSettled, OUTCOME_UNKNOWN, type RequestStatus } from "../tables/outbox-states.js";
 import { noTelemetry, type Telemetry } from "../telemetry.js";
 import { type CreateScenarioBody, scenarioSchema } from "../wire/schemas.js";
 import { classifyFailure } from "./classify.js";

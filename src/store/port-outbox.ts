@@ -10,7 +10,7 @@
  * one operation (`settleCreated`), one transaction on its own, whatever the batching does.
  */
 
-import type { ScenarioRequestRow, ScenarioRow } from "../schema/index.js";
+import type { ScenarioRequestRow, ScenarioRow } from "../tables/index.js";
 import {
   type AttemptKnowledge,
   isSettled,
@@ -18,7 +18,7 @@ import {
   type RequestStatus,
   SETTLED,
   type SettledStatus,
-} from "../schema/outbox-states.js";
+} from "../tables/outbox-states.js";
 
 export type { AttemptKnowledge, RequestStatus };
 export type OutboxRow = ScenarioRequestRow;

@@ -5,9 +5,10 @@
  * unless a newer snapshot was applied meanwhile (superseded) or the company's data moved since
  * the index was read (stale: nothing is written, and the sync starts again).
  */
-import type { PlanRowSet, ReportRowSet } from "../schema/index.js";
+
+import type { SchemaWrite } from "../observed/port.js";
+import type { PlanRowSet, ReportRowSet } from "../tables/index.js";
 import type { RunEnd, SyncErrorRecord } from "./port-runs.js";
-import type { SchemaWrite } from "./port-schema.js";
 
 export interface KnownRecord {
   hash: string;

@@ -4,16 +4,16 @@
  * or dead, and what a snapshot changes are decided in sync/ and push/.
  */
 import { UserError } from "../errors.js";
+import type { SchemaStore } from "../observed/port.js";
 import type { OutboxStore } from "./port-outbox.js";
 import type { RetentionStore } from "./port-retention.js";
 import type { RunStore } from "./port-runs.js";
-import type { SchemaStore } from "./port-schema.js";
 import type { SnapshotStore } from "./port-snapshot.js";
 
+export type * from "../observed/port.js";
 export type * from "./port-outbox.js";
 export type * from "./port-retention.js";
 export type * from "./port-runs.js";
-export type * from "./port-schema.js";
 export type * from "./port-snapshot.js";
 
 export type Dialect = "sqlite" | "postgres";

@@ -6,7 +6,7 @@
  * table's `guard` (what else must not point at them), or counted (a dry run). Placeholders are
  * `:name`; PostgreSQL's adapter numbers them.
  */
-import { SETTLED } from "../schema/outbox-states.js";
+import { SETTLED } from "../tables/outbox-states.js";
 import type { Dialect } from "./port.js";
 import type { PrunedTable } from "./port-retention.js";
 

@@ -2,7 +2,7 @@
  * Rows as both adapters read them (camelCase column aliases) to the port's shapes: one mapping,
  * whatever the dialect.
  */
-import type { syncRuns } from "../schema/sqlite/index.js";
+import type { syncRuns } from "../tables/sqlite/index.js";
 import type { SendableRow } from "./port-outbox.js";
 import type { CompanyRunState, OpenRun } from "./port-runs.js";
 

@@ -1,18 +1,18 @@
 /**
- * A run's observation of the service (src/observe/), as the snapshot's operations see it: the
+ * A run's observation of the service (src/observed/), as the snapshot's operations see it: the
  * records it stores count +1, the contents it replaces or deletes -1 (their texts read before
  * the transaction: ./stored-texts.ts), and the contract decides on each new or changed record
  * first. Its last operation writes the paths it touched and the changes it found.
  */
 import { normalizePlan, parseJson } from "../normalize/index.js";
-import { AcceptedSchema, type ContractMode } from "../observe/contract.js";
-import { Observation, type PathNode } from "../observe/observation.js";
-import type { RecordKind } from "../observe/paths.js";
-import { settle } from "../observe/settle.js";
-import type { PlanRowSet } from "../schema/index.js";
-import type { NewSchemaChange, ObservedPath, SchemaChange } from "../store/port-schema.js";
-import { JSON_TYPES } from "../store/port-schema.js";
+import { AcceptedSchema, type ContractMode } from "../observed/contract.js";
+import { Observation, type PathNode } from "../observed/observation.js";
+import type { RecordKind } from "../observed/paths.js";
+import type { NewSchemaChange, ObservedPath, SchemaChange } from "../observed/port.js";
+import { JSON_TYPES } from "../observed/port.js";
+import { settle } from "../observed/settle.js";
 import type { SnapshotOp, SnapshotStore, StoredRecord } from "../store/port-snapshot.js";
+import type { PlanRowSet } from "../tables/index.js";
 import type { WirePlan } from "../wire/schemas.js";
 import type { StoredTexts } from "./stored-texts.js";
 

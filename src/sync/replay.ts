@@ -6,9 +6,9 @@
  * keeps its version and its sightings; only an admitted record (new content) opens a version.
  */
 import { normalizePlan, readPlan, readReport } from "../normalize/index.js";
-import type { PlanRowSet, ReportRowSet } from "../schema/index.js";
 import { emptyCounts, type RunCounts, type RunEnd } from "../store/port-runs.js";
 import type { SnapshotIndex, SnapshotOp, SnapshotOps, StoredRecord } from "../store/port-snapshot.js";
+import type { PlanRowSet, ReportRowSet } from "../tables/index.js";
 import type { SyncDeps } from "./company.js";
 import { applySnapshot, companyRun } from "./company-run.js";
 import { type RunObserver, storedKey } from "./observing.js";

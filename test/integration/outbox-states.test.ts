@@ -4,6 +4,8 @@
  * it may, and to the state it names; what makes a row ready is the same rule on both stores.
  */
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import type { Store } from "../../src/store/port.js";
+import type { NewRequest, OutboxStore } from "../../src/store/port-outbox.js";
 import {
   canMove,
   OUTCOME_UNKNOWN,
@@ -11,9 +13,7 @@ import {
   type RequestStatus,
   TRANSITIONS,
   type TransitionName,
-} from "../../src/schema/outbox-states.js";
-import type { Store } from "../../src/store/port.js";
-import type { NewRequest, OutboxStore } from "../../src/store/port-outbox.js";
+} from "../../src/tables/outbox-states.js";
 import { storeKinds } from "../support/stores.js";
 
 const T0 = "2025-03-01T10:00:00.000Z";

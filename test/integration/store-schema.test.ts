@@ -1,7 +1,7 @@
 /** The observed schema through the store port, on every store kind: written by a snapshot, read back, acknowledged. */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { JSON_TYPES, type ObservedPath } from "../../src/observed/port.js";
 import type { Store } from "../../src/store/port.js";
-import { JSON_TYPES, type ObservedPath } from "../../src/store/port-schema.js";
 import type { StoredRecord, StoredSelection } from "../../src/store/port-snapshot.js";
 import { applyOps, COMPANY, insert, OTHER_COMPANY, raw, update } from "../support/snapshots.js";
 import { storeKinds } from "../support/stores.js";

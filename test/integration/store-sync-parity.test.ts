@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StaticTokenProvider } from "../../src/api/auth.js";
 import { TasClient } from "../../src/api/client.js";
 import { HttpTransport } from "../../src/api/http.js";
-import * as schema from "../../src/schema/sqlite/index.js";
 import { type RunningSimulator, startSimulator } from "../../src/simulator/server.js";
 import type { Store } from "../../src/store/port.js";
 import { syncCompany } from "../../src/sync/company.js";
+import * as schema from "../../src/tables/sqlite/index.js";
 import { type StoreKind, storeKinds } from "../support/stores.js";
 import { admin, FIRST, fastSleep, logger, putPlan, reportIdsOf, simPlan } from "./sync-harness.js";
 

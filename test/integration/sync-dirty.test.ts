@@ -4,7 +4,7 @@
  * still write nothing per plan, store each bad content once, and keep every sighting true.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PLAN_CHILD_TABLES } from "../../src/schema/table-names.js";
+import { PLAN_CHILD_TABLES } from "../../src/tables/table-names.js";
 import { storeKinds } from "../support/stores.js";
 import { admin, FIRST, type Harness, putPlan, simPlan, startHarness } from "./sync-harness.js";
 

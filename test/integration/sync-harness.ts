@@ -8,7 +8,6 @@ import { PasswordGrantProvider, StaticTokenProvider, type TokenProvider } from "
 import { TasClient } from "../../src/api/client.js";
 import { HttpTransport } from "../../src/api/http.js";
 import { createLogger } from "../../src/log.js";
-import { PLAN_CHILD_TABLES as PLAN_LISTS, REPORT_CHILD_TABLES } from "../../src/schema/table-names.js";
 import {
   type RunningSimulator,
   SIM_CLIENT_ID,
@@ -18,6 +17,7 @@ import {
 } from "../../src/simulator/server.js";
 import type { Store } from "../../src/store/port.js";
 import { type CompanySyncResult, type SchemaSettings, syncCompany } from "../../src/sync/company.js";
+import { PLAN_CHILD_TABLES as PLAN_LISTS, REPORT_CHILD_TABLES } from "../../src/tables/table-names.js";
 import { rowStamp, type Sql, type StoreKind, sqlOn } from "../support/stores.js";
 
 export const logger = createLogger({ level: "silent", pretty: false });

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PLAN_CHILD_TABLES } from "../../src/schema/table-names.js";
+import { PLAN_CHILD_TABLES } from "../../src/tables/table-names.js";
 import { storeKind, storeKinds } from "../support/stores.js";
 import {
   childSnapshot,

@@ -4,7 +4,7 @@
  * records held, and the contracts refuse or strip what is outside the accepted schema.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ObservedPath } from "../../src/store/port-schema.js";
+import type { ObservedPath } from "../../src/observed/port.js";
 import type { SchemaSettings } from "../../src/sync/company.js";
 import { storeKinds } from "../support/stores.js";
 import { admin, FIRST, type Harness, putPlan, reportIdsOf, simPlan, startHarness } from "./sync-harness.js";

@@ -1,11 +1,12 @@
 /** Hand-made snapshot operations for the store-level tests: plans, reports, and applying them. */
-import type {
-  PlanRowSet as NormalizedPlan,
-  ReportRowSet as NormalizedReport,
-} from "../../src/schema/index.js";
+
 import type { Store } from "../../src/store/port.js";
 import { emptyCounts, type RunEnd } from "../../src/store/port-runs.js";
 import type { ApplyResult, SnapshotIndex, SnapshotOp } from "../../src/store/port-snapshot.js";
+import type {
+  PlanRowSet as NormalizedPlan,
+  ReportRowSet as NormalizedReport,
+} from "../../src/tables/index.js";
 
 export const COMPANY = 5251;
 export const OTHER_COMPANY = 5252;

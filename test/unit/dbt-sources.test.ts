@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { dbtSources, freshnessRule, thresholds } from "../../src/analytics/dbt-sources.js";
 import { scalar, toYaml, type YamlValue } from "../../src/analytics/yaml.js";
-import { TABLE_DOCS, VIEW_DOCS } from "../../src/schema/descriptions.js";
-import { relationsOf } from "../../src/schema/relations.js";
+import { TABLE_DOCS, VIEW_DOCS } from "../../src/tables/descriptions.js";
+import { relationsOf } from "../../src/tables/relations.js";
 
 const schema = JSON.parse(
   readFileSync(new URL("../support/dbt/sources.schema.json", import.meta.url), "utf8"),

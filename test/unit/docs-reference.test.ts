@@ -1,7 +1,7 @@
 /**
  * The reference pages in docs/reference/ are what `npm run docs` generates from the code today,
  * and the code has words for everything they list: every table, view and column of both
- * schemas (src/schema/descriptions.ts), every config key (src/config/descriptions.ts). A schema
+ * schemas (src/tables/descriptions.ts), every config key (src/config/descriptions.ts). A schema
  * change without its words, or without regenerating the pages, fails here.
  */
 import { readFileSync } from "node:fs";
@@ -11,7 +11,7 @@ import { CONFIG_KEY_DOCS } from "../../src/config/descriptions.js";
 import { documentedKeys } from "../../src/docs/config-page.js";
 import { referencePages } from "../../src/docs/index.js";
 import { relationsOf } from "../../src/docs/tables-page.js";
-import { TABLE_DOCS, VIEW_DOCS } from "../../src/schema/descriptions.js";
+import { TABLE_DOCS, VIEW_DOCS } from "../../src/tables/descriptions.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 
@@ -39,14 +39,14 @@ describe.each(["sqlite", "postgres"] as const)(
 
     it.each(relations.map((r) => [r.kind, r.name, r] as const))("%s %s", (kind, name, relation) => {
       const doc = (kind === "table" ? TABLE_DOCS : VIEW_DOCS)[name];
-      expect(doc, `${kind} ${name} has no entry in src/schema/descriptions.ts`).toBeDefined();
+      expect(doc, `${kind} ${name} has no entry in src/tables/descriptions.ts`).toBeDefined();
       expect(doc?.summary.trim()).not.toBe("");
       const missing = relation.columns.map((c) => c.name).filter((c) => !doc?.columns[c]?.trim());
-      expect(missing, `columns of ${name} without words in src/schema/descriptions.ts`).toEqual([]);
+      expect(missing, `columns of ${name} without words in src/tables/descriptions.ts`).toEqual([]);
       const gone = Object.keys(doc?.columns ?? {}).filter(
         (c) => !relation.columns.some((col) => col.name === c),
       );
-      expect(gone, `src/schema/descriptions.ts describes columns ${name} does not have`).toEqual([]);
+      expect(gone, `src/tables/descriptions.ts describes columns ${name} does not have`).toEqual([]);
     });
 
     it("describes no table or view the schema does not have", () => {

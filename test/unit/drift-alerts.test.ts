@@ -5,11 +5,11 @@
  */
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { driftAlert, groupChanges } from "../../src/alerts/drift.js";
 import { WebhookSender } from "../../src/alerts/webhook.js";
 import { withDriftAlerts } from "../../src/daemon/drift-alerts.js";
 import { createLogger } from "../../src/log.js";
 import { Metrics } from "../../src/metrics.js";
+import { driftAlert, groupChanges } from "../../src/observed/drift.js";
 import { Secret } from "../../src/secret.js";
 import type { SchemaChangeNote } from "../../src/telemetry.js";
 

@@ -8,7 +8,7 @@ import {
   selectSql,
   UNREADABLE,
 } from "../../src/analytics/export-plan.js";
-import { TABLE_DOCS, VIEW_DOCS } from "../../src/schema/descriptions.js";
+import { TABLE_DOCS, VIEW_DOCS } from "../../src/tables/descriptions.js";
 
 describe("export types", () => {
   it.each([

@@ -1,9 +1,9 @@
 /** Which paths keep their values and raise value changes (pure): enumerations speak, free text never. */
 import { describe, expect, it } from "vitest";
-import { Observation } from "../../src/observe/observation.js";
-import { settle } from "../../src/observe/settle.js";
-import { fewValues, valuePolicy } from "../../src/observe/values.js";
-import type { ObservedPath } from "../../src/store/port-schema.js";
+import { Observation } from "../../src/observed/observation.js";
+import type { ObservedPath } from "../../src/observed/port.js";
+import { settle } from "../../src/observed/settle.js";
+import { fewValues, valuePolicy } from "../../src/observed/values.js";
 
 describe("valuePolicy", () => {
   it.each([

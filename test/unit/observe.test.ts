@@ -1,9 +1,9 @@
 /** The observer: a pure fold of records into paths, types, values; settling it against what was known; contracts. */
 import { describe, expect, it } from "vitest";
-import { AcceptedSchema } from "../../src/observe/contract.js";
-import { Observation } from "../../src/observe/observation.js";
-import { settle, typesText } from "../../src/observe/settle.js";
-import type { ObservedPath } from "../../src/schema/observed-types.js";
+import { AcceptedSchema } from "../../src/observed/contract.js";
+import { Observation } from "../../src/observed/observation.js";
+import { settle, typesText } from "../../src/observed/settle.js";
+import type { ObservedPath } from "../../src/observed/types.js";
 
 const CTX = {
   companyId: 1,

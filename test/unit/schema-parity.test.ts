@@ -9,10 +9,10 @@ import { PgTable } from "drizzle-orm/pg-core";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { relationsOf } from "../../src/docs/tables-page.js";
-import * as pg from "../../src/schema/postgres/index.js";
-import { TAS_JSON_FUNCTIONS } from "../../src/schema/postgres/json-functions.js";
-import * as sqlite from "../../src/schema/sqlite/index.js";
-import { PLAN_CHILD_TABLES, REPORT_CHILD_TABLES } from "../../src/schema/table-names.js";
+import * as pg from "../../src/tables/postgres/index.js";
+import { TAS_JSON_FUNCTIONS } from "../../src/tables/postgres/json-functions.js";
+import * as sqlite from "../../src/tables/sqlite/index.js";
+import { PLAN_CHILD_TABLES, REPORT_CHILD_TABLES } from "../../src/tables/table-names.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 type Dialect = "sqlite" | "postgres";

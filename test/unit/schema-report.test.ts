@@ -1,9 +1,9 @@
 /** The observed schema for people (pure): --since, shares, merging companies, the markdown page's gaps and escaping. */
 import { describe, expect, it } from "vitest";
-import { parseSince } from "../../src/schema-report/changes.js";
-import { code, observedMarkdown } from "../../src/schema-report/markdown.js";
-import { compareEntities, mergeCompanies, percent, presentText } from "../../src/schema-report/observed.js";
-import { JSON_TYPES, type ObservedPath } from "../../src/store/port-schema.js";
+import { parseSince } from "../../src/observed/changes.js";
+import { code, observedMarkdown } from "../../src/observed/markdown.js";
+import { JSON_TYPES, type ObservedPath } from "../../src/observed/port.js";
+import { compareEntities, mergeCompanies, percent, presentText } from "../../src/observed/report.js";
 
 const NO_TYPES = Object.fromEntries(JSON_TYPES.map((t) => [t, 0])) as ObservedPath["types"];
 

@@ -1,6 +1,6 @@
 /** Rows held back while their company's credentials are refused: hold, release, probe, summary. */
 import { and, asc, count, desc, eq, max } from "drizzle-orm";
-import { movable, ready, statusIn, writes } from "../../../schema/outbox-states.js";
+import { movable, ready, statusIn, writes } from "../../../tables/outbox-states.js";
 import type { HeldCompany, Settle } from "../../port-outbox.js";
 import { orm } from "../orm.js";
 import type { Db, PoolClient } from "../pool.js";

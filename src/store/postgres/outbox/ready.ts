@@ -1,6 +1,6 @@
 /** Which outbox rows can be queued, which wait on a parent that has no id, which are queued. */
 import { eq, sql } from "drizzle-orm";
-import { movable, orphaned, ready, statusIn, UNSETTLED, writes } from "../../../schema/outbox-states.js";
+import { movable, orphaned, ready, statusIn, UNSETTLED, writes } from "../../../tables/outbox-states.js";
 import { whereAll } from "../../outbox-filter.js";
 import type { Orphan, RowFilter } from "../../port-outbox.js";
 import { arg, once, orm } from "../orm.js";

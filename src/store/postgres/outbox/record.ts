@@ -4,7 +4,7 @@
  * per column); `npm run bench:outbox` measured the builder's multi-row INSERT at about 8 times
  * its time. The rejections (few, and not on any path a push waits for) are the builder's.
  */
-import { seedRejections } from "../../../schema/postgres/index.js";
+import { seedRejections } from "../../../tables/postgres/index.js";
 import {
   emptyRecordResult,
   type NewRequest,

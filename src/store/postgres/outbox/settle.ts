@@ -1,7 +1,7 @@
 /** Settling outbox rows: only rows in a state the transition applies to (schema/outbox-states.ts). */
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
-import { attemptFails, idUnknown, movable, retryUncertain, writes } from "../../../schema/outbox-states.js";
-import { scenarios } from "../../../schema/postgres/index.js";
+import { attemptFails, idUnknown, movable, retryUncertain, writes } from "../../../tables/outbox-states.js";
+import { scenarios } from "../../../tables/postgres/index.js";
 import type { AttemptKnowledge, ScenarioIdSource, ScenarioRow, Settle, Settled } from "../../port-outbox.js";
 import { arg, once, orm } from "../orm.js";
 import type { Db, PoolClient } from "../pool.js";

@@ -1,8 +1,8 @@
 /** The outbox's tables as the PostgreSQL adapter's queries name them. */
 import { type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { PARENT } from "../../../schema/outbox-states.js";
-import { scenarioRequests, scenarios } from "../../../schema/postgres/index.js";
+import { PARENT } from "../../../tables/outbox-states.js";
+import { scenarioRequests, scenarios } from "../../../tables/postgres/index.js";
 
 export const t = scenarioRequests;
 /** The parent row, in joins and in the ready condition's subquery. */

@@ -1,6 +1,6 @@
 /** A company's lease in sync_state: who may sync it now. */
 import { and, eq } from "drizzle-orm";
-import { syncState } from "../../../schema/postgres/index.js";
+import { syncState } from "../../../tables/postgres/index.js";
 import type { Lease, LeaseResult } from "../../port-runs.js";
 import { orm, unwrapped } from "../orm.js";
 import type { Db, Pool } from "../pool.js";

@@ -1,6 +1,6 @@
 /** sync_runs rows: start, heartbeat, end; and sync_errors / rejected_records. */
 import { and, asc, eq, sql } from "drizzle-orm";
-import { syncErrors, syncRuns } from "../../../schema/postgres/index.js";
+import { syncErrors, syncRuns } from "../../../tables/postgres/index.js";
 import type { OpenRun, RunEnd, RunStart, SyncErrorRecord } from "../../port-runs.js";
 import type { SnapshotOp } from "../../port-snapshot.js";
 import { openRunOf } from "../../rows.js";

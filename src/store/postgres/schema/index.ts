@@ -1,14 +1,13 @@
 /** The observed schema on PostgreSQL: reads for people and syncs, acknowledgements, a run's write. */
 
 import { getTableColumns } from "drizzle-orm";
-import { schemaChanges, schemaPaths, schemaValues } from "../../../schema/postgres/index.js";
 import type {
   ObservedPath,
   SchemaChange,
   SchemaChangeFilter,
   SchemaStore,
   SchemaWrite,
-} from "../../port-schema.js";
+} from "../../../observed/port.js";
 import {
   type ChangeRow,
   changeOf,
@@ -17,7 +16,8 @@ import {
   pathOf,
   pathRow,
   valuesByPath,
-} from "../../schema-rows.js";
+} from "../../../observed/rows.js";
+import { schemaChanges, schemaPaths, schemaValues } from "../../../tables/postgres/index.js";
 import type { Db, Pool } from "../pool.js";
 import { batchInserter, run } from "../sql.js";
 

@@ -6,7 +6,7 @@
  */
 import { getTableColumns } from "drizzle-orm";
 import { getTableConfig } from "drizzle-orm/pg-core";
-import { type MobileAppRow, PLAN_BOOKKEEPING, type PlanRowSet } from "../../../schema/index.js";
+import { type MobileAppRow, PLAN_BOOKKEEPING, type PlanRowSet } from "../../../tables/index.js";
 import {
   mobileApps,
   planAlerts,
@@ -18,7 +18,7 @@ import {
   planScenarios,
   plans,
   planVersions,
-} from "../../../schema/postgres/index.js";
+} from "../../../tables/postgres/index.js";
 import { type CopyTable, copyTable, copyText } from "../copy.js";
 import type { PoolClient } from "../pool.js";
 import { batchInserter, run } from "../sql.js";

@@ -3,7 +3,7 @@
  * (the same id may even be listed twice, which a batch could not upsert).
  */
 import { getTableColumns } from "drizzle-orm";
-import { REPORT_BOOKKEEPING, type ReportRowSet } from "../../../schema/index.js";
+import { REPORT_BOOKKEEPING, type ReportRowSet } from "../../../tables/index.js";
 import {
   reportAlerts,
   reportPlans,
@@ -12,8 +12,8 @@ import {
   reportUserRoles,
   reportVersions,
   scheduledReports,
-} from "../../../schema/postgres/index.js";
-import { REPORT_CHILD_TABLES } from "../../../schema/table-names.js";
+} from "../../../tables/postgres/index.js";
+import { REPORT_CHILD_TABLES } from "../../../tables/table-names.js";
 import type { PoolClient } from "../pool.js";
 import { batchInserter, run } from "../sql.js";
 import { VersionHistory } from "./versions.js";

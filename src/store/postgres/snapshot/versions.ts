@@ -10,7 +10,7 @@ import type {
   planVersions,
   reportVersions,
   scheduledReports,
-} from "../../../schema/postgres/index.js";
+} from "../../../tables/postgres/index.js";
 import { type CopyTable, copyTable, copyText } from "../copy.js";
 import type { PoolClient } from "../pool.js";
 import { run } from "../sql.js";

@@ -1,6 +1,6 @@
 /** What a create job reads of its row, and the write-ahead marks around each attempt. */
 import { and, eq, sql } from "drizzle-orm";
-import { attemptBegins, attemptEnds } from "../../../schema/outbox-states.js";
+import { attemptBegins, attemptEnds } from "../../../tables/outbox-states.js";
 import type { AttemptKnowledge, OutboxRow, SendableRow, Settle } from "../../port-outbox.js";
 import { sendableOf } from "../../rows.js";
 import type { Sqlite } from "../connection.js";

@@ -1,6 +1,6 @@
 /** Read-only views of the outbox: counts, failure reasons, rows of a status, inline parents. */
 import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
-import { OPEN, statusIn } from "../../../schema/outbox-states.js";
+import { OPEN, statusIn } from "../../../tables/outbox-states.js";
 import { emptyStatusCounts, type OutboxRow, type StatusCounts } from "../../port-outbox.js";
 import type { Sqlite } from "../connection.js";
 import { orm, t } from "./tables.js";

@@ -1,6 +1,6 @@
 /** Recording a seed file in the outbox: its valid rows, and the rejected ones with reasons. */
 import { eq, sql } from "drizzle-orm";
-import { seedRejections } from "../../../schema/sqlite/index.js";
+import { seedRejections } from "../../../tables/sqlite/index.js";
 import {
   emptyRecordResult,
   type NewRequest,

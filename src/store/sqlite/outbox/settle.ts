@@ -1,6 +1,6 @@
 /** Settling outbox rows: only rows in a state the transition applies to (schema/outbox-states.ts). */
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
-import { attemptFails, idUnknown, movable, retryUncertain, writes } from "../../../schema/outbox-states.js";
+import { attemptFails, idUnknown, movable, retryUncertain, writes } from "../../../tables/outbox-states.js";
 import type { AttemptKnowledge, ScenarioIdSource, ScenarioRow, Settle, Settled } from "../../port-outbox.js";
 import type { Sqlite } from "../connection.js";
 import { takeReadyChildren } from "./ready.js";

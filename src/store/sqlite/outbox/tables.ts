@@ -2,8 +2,8 @@
 import type Database from "better-sqlite3";
 import { type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import { PARENT } from "../../../schema/outbox-states.js";
-import { scenarioRequests, scenarios } from "../../../schema/sqlite/index.js";
+import { PARENT } from "../../../tables/outbox-states.js";
+import { scenarioRequests, scenarios } from "../../../tables/sqlite/index.js";
 import { type Renderable, render } from "../../rendered.js";
 import type { Sqlite } from "../connection.js";
 import { orm } from "../orm.js";

@@ -1,6 +1,6 @@
 /** A company's lease in sync_state: who may sync it now. */
 import { and, eq } from "drizzle-orm";
-import { syncState } from "../../../schema/sqlite/index.js";
+import { syncState } from "../../../tables/sqlite/index.js";
 import type { Lease, LeaseResult } from "../../port-runs.js";
 import type { Sqlite } from "../connection.js";
 import { orm } from "../orm.js";

@@ -1,13 +1,12 @@
 /** The observed schema on SQLite: reads for people and syncs, acknowledgements, a run's write. */
 
-import { schemaChanges, schemaPaths, schemaValues } from "../../../schema/sqlite/index.js";
 import type {
   ObservedPath,
   SchemaChange,
   SchemaChangeFilter,
   SchemaStore,
   SchemaWrite,
-} from "../../port-schema.js";
+} from "../../../observed/port.js";
 import {
   type ChangeRow,
   changeOf,
@@ -16,7 +15,8 @@ import {
   pathOf,
   pathRow,
   valuesByPath,
-} from "../../schema-rows.js";
+} from "../../../observed/rows.js";
+import { schemaChanges, schemaPaths, schemaValues } from "../../../tables/sqlite/index.js";
 import { compileInsert, overwrite } from "../binder.js";
 import type { Sqlite } from "../connection.js";
 import { perConnection, prepared } from "../prepared.js";

@@ -10,7 +10,7 @@ import {
   PLAN_BOOKKEEPING,
   type PlanColumns,
   type PlanRowSet,
-} from "../../../schema/index.js";
+} from "../../../tables/index.js";
 import {
   mobileApps,
   planAlerts,
@@ -22,8 +22,8 @@ import {
   planScenarios,
   plans,
   planVersions,
-} from "../../../schema/sqlite/index.js";
-import { PLAN_CHILD_TABLES } from "../../../schema/table-names.js";
+} from "../../../tables/sqlite/index.js";
+import { PLAN_CHILD_TABLES } from "../../../tables/table-names.js";
 import { compileInsert, compileUpdate, overwrite, type RowWriter } from "../binder.js";
 import type { Sqlite } from "../connection.js";
 import { VersionHistory } from "./versions.js";

@@ -1,5 +1,5 @@
 /** Writes of scheduled reports: report rows, child tables and versions. */
-import { REPORT_BOOKKEEPING, type ReportColumns, type ReportRowSet } from "../../../schema/index.js";
+import { REPORT_BOOKKEEPING, type ReportColumns, type ReportRowSet } from "../../../tables/index.js";
 import {
   reportAlerts,
   reportPlans,
@@ -8,8 +8,8 @@ import {
   reportUserRoles,
   reportVersions,
   scheduledReports,
-} from "../../../schema/sqlite/index.js";
-import { REPORT_CHILD_TABLES } from "../../../schema/table-names.js";
+} from "../../../tables/sqlite/index.js";
+import { REPORT_CHILD_TABLES } from "../../../tables/table-names.js";
 import { compileInsert, compileUpdate, overwrite, type RowWriter } from "../binder.js";
 import type { Sqlite } from "../connection.js";
 import { prepared } from "../prepared.js";

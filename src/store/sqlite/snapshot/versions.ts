@@ -5,7 +5,7 @@
  */
 import type BetterSqlite3 from "better-sqlite3";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
-import type { plans, planVersions, reportVersions, scheduledReports } from "../../../schema/sqlite/index.js";
+import type { plans, planVersions, reportVersions, scheduledReports } from "../../../tables/sqlite/index.js";
 import type { Sqlite } from "../connection.js";
 
 type Statement = BetterSqlite3.Statement<unknown[]>;

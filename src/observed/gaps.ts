@@ -3,9 +3,10 @@
  * where the observed schema answers it, and the answer (pure). A gap nothing answers yet says
  * "not observed yet".
  */
-import { valuePolicy } from "../observe/values.js";
-import type { ObservedPath } from "../store/port-schema.js";
-import { compareEntities, percent, shareOf, typeCounts, typesText } from "./observed.js";
+
+import type { ObservedPath } from "./port.js";
+import { compareEntities, percent, shareOf, typeCounts, typesText } from "./report.js";
+import { valuePolicy } from "./values.js";
 
 export const NOT_OBSERVED = "not observed yet";
 

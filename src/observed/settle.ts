@@ -3,14 +3,15 @@
  * the paths as they now are (the rows to write) and the changes against what was known (drift).
  * Pure: no I/O; the run's id and start come in.
  */
+
+import type { Observation, PathNode } from "./observation.js";
 import {
   JSON_TYPES,
   type NewSchemaChange,
   type ObservedPath,
   type PathWrite,
   type SchemaWrite,
-} from "../schema/observed-types.js";
-import type { Observation, PathNode } from "./observation.js";
+} from "./types.js";
 import { fewValues, valuePolicy } from "./values.js";
 
 export interface SettleContext {

@@ -1,5 +1,5 @@
 /** The change log (schema_changes) for people: `schema --changes` as JSON objects or table rows (pure). */
-import type { SchemaChange } from "../store/port-schema.js";
+import type { SchemaChange } from "./port.js";
 
 export function changeJson(c: SchemaChange) {
   return {

@@ -12,10 +12,10 @@ export type {
   SchemaChange,
   SchemaChangeKind,
   SchemaWrite,
-} from "../schema/observed-types.js";
-export { CHANGE_KINDS, JSON_TYPES } from "../schema/observed-types.js";
+} from "./types.js";
+export { CHANGE_KINDS, JSON_TYPES } from "./types.js";
 
-import type { ObservedPath, SchemaChange, SchemaChangeKind } from "../schema/observed-types.js";
+import type { ObservedPath, SchemaChange, SchemaChangeKind } from "./types.js";
 
 export interface SchemaChangeFilter {
   /** One change. */

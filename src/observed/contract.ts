@@ -7,11 +7,11 @@
  * alerts, fetch_app_files, mobile app metadata). Pure: no I/O.
  */
 import { preview } from "../normalize/validate.js";
-import { JSON_TYPES, type JsonType, type ObservedPath, type SchemaChange } from "../schema/observed-types.js";
 import { DOCUMENTED } from "./documented.js";
 import { jsonTypeIndex, type PathNode, type Touches } from "./observation.js";
 import { metadataDocument, metadataEntity, metadataOs, own } from "./paths.js";
 import { pathKey } from "./settle.js";
+import { JSON_TYPES, type JsonType, type ObservedPath, type SchemaChange } from "./types.js";
 
 export type ContractMode = "evolve" | "freeze" | "discard_value";
 

@@ -4,8 +4,8 @@
  * API). No I/O; `tas-sync schema` prints what these return.
  */
 
-import { valuePolicy } from "../observe/values.js";
-import { JSON_TYPES, type JsonType, type ObservedPath } from "../store/port-schema.js";
+import { JSON_TYPES, type JsonType, type ObservedPath } from "./port.js";
+import { valuePolicy } from "./values.js";
 
 /** The order entities are shown in: a plan and what it holds, then a report and its alerts. */
 const ENTITY_ORDER = [

@@ -3,9 +3,10 @@
  * its changes grouped by entity and kind, each with before and after. The values in it are
  * the service's field names, types and enum values: no secret of tas-sync's is ever in them.
  */
-import { compareEntities } from "../schema-report/observed.js";
-import { CHANGE_KINDS } from "../store/port-schema.js";
-import type { SchemaChangeNote } from "../telemetry.js";
+
+import { CHANGE_KINDS } from "./port.js";
+import { compareEntities } from "./report.js";
+import type { NewSchemaChange as SchemaChangeNote } from "./types.js";
 
 /** Changes listed per group; the rest are counted (a run may find hundreds, e.g. a new list of values). */
 export const LISTED_PER_GROUP = 20;

@@ -1,6 +1,6 @@
 /**
  * The shapes of the observed schema (schema_paths, schema_values, schema_changes) as the
- * observer (src/observe/) makes them and the store (port-schema.ts) keeps them.
+ * observer (src/observed/) makes them and the store (port-schema.ts) keeps them.
  */
 
 export const JSON_TYPES = ["string", "integer", "number", "boolean", "null", "object", "array"] as const;

@@ -3,10 +3,11 @@
  * (pure). The contract's open questions answered first, then one section per entity with every
  * path seen, its types, presence, values and numeric range.
  */
-import type { ObservedPath } from "../store/port-schema.js";
+
 import { escapeControls } from "../text/escape.js";
 import { answerGaps, contractGaps, PathIndex } from "./gaps.js";
-import { cappedText, groupByEntity, mergeCompanies, presentText, typesText } from "./observed.js";
+import type { ObservedPath } from "./port.js";
+import { cappedText, groupByEntity, mergeCompanies, presentText, typesText } from "./report.js";
 
 export interface MarkdownOptions {
   /** Companies the page covers (all observed ones when not filtered). */

@@ -1,5 +1,5 @@
 /** Rows of schema_paths / schema_changes to the port's shapes, for both adapters. */
-import type { JsonType, ObservedPath, SchemaChange, SchemaChangeKind } from "./port-schema.js";
+import type { JsonType, ObservedPath, SchemaChange, SchemaChangeKind } from "./port.js";
 
 /** A schema_paths row as both adapters read it (booleans as 0/1 or boolean, ids as numbers). */
 export interface PathRow {
