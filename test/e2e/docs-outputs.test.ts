@@ -84,12 +84,16 @@ function matches(expected: string[], actual: string[]): boolean {
   return actual[0] === first && matches(rest, actual.slice(1));
 }
 
-/** The config of the README's quickstart (step 3), pointed at `sim`. */
-function quickstartConfig(sim: RunningSimulator): string {
+/** The config of the README's quickstart (step 3), pointed at `sim`, and whether step 3 makes it private. */
+function quickstartConfig(sim: RunningSimulator): { json: string; private: boolean } {
   const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const json = /\*\*3\. Write a config\.\*\*[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)?.[1];
+  const step = /\*\*3\. Write a config\.\*\*([\s\S]*?)\*\*4\./.exec(readme)?.[1] ?? "";
+  const json = /```json\n([\s\S]*?)```/.exec(step)?.[1];
   if (!json) throw new Error("README.md: no config under step 3 (**3. Write a config.**)");
-  return json.replaceAll("http://127.0.0.1:8080", `http://127.0.0.1:${sim.port}`);
+  return {
+    json: json.replaceAll("http://127.0.0.1:8080", `http://127.0.0.1:${sim.port}`),
+    private: /^chmod 600 tas-sync\.config\.json\b/m.test(step),
+  };
 }
 
 /** Both simulator companies, each with its static token, syncing into ./tas.db. */
@@ -144,8 +148,13 @@ const SETUPS: Record<string, (dir: string) => Record<string, string> | Promise<R
     writeFileSync(join(dir, "tas-sync.config.json"), simulatorConfig(sim));
     return {};
   },
+  // As in a user's directory (others may enter it), with step 3's chmod when the README has it:
+  // without it, every command warns that the file names its secrets.
   quickstart: (dir) => {
-    writeFileSync(join(dir, "tas-sync.config.json"), quickstartConfig(sim));
+    const { json, private: own } = quickstartConfig(sim);
+    chmodSync(dir, 0o755);
+    writeFileSync(join(dir, "tas-sync.config.json"), json, { mode: 0o644 });
+    if (own) chmodSync(join(dir, "tas-sync.config.json"), 0o600);
     return { TAS_CLIENT_SECRET: "sim-client-secret", TAS_PASSWORD: "pass-5251" };
   },
   // A simulator of its own whose plans change after the first plan list (a new field, a new
