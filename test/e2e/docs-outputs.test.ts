@@ -11,8 +11,8 @@
  *
  * The lines after `output in SETUP:` are a shell script (sh), run in a fresh directory of the
  * SETUP below with `tas-sync` on the PATH; what it prints (stdout and stderr, in order, log lines
- * left out) must equal the block after both are normalized: durations, timestamps, ports and
- * PostgreSQL URLs read as placeholders, and a line `…` in the block stands for any lines. A
+ * left out) must equal the block after both are normalized: durations, timestamps, ports, UUIDs
+ * (a push's batch id) and PostgreSQL URLs read as placeholders, and a line `…` in the block stands for any lines. A
  * block that is not output (a diagram, a layout, a format) says so: `<!-- not output: why -->`;
  * an output that no setup here can produce yet (a daemon's status, a chaos run) says why:
  * `<!-- output not checked: why -->`, a debt that the test counts. Any other text block fails
@@ -22,9 +22,11 @@ import { execFile } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningSimulator, startSimulator } from "../../src/simulator/server.js";
+import { type RunningSimulator, type SimulatorOptions, startSimulator } from "../../src/simulator/server.js";
 import { BIN, ensureBuilt, ROOT } from "../support/built-cli.js";
+import { testPrefix } from "../support/owner.js";
 import { TestDatabases } from "../support/postgres.js";
 
 interface Block {
@@ -66,6 +68,7 @@ function normalize(text: string): string[] {
     .replace(/\b\d+-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b/g, "<time>")
     .replace(/\b\d+(\.\d+)? ?(s|ms)\b/g, "<duration>")
     .replace(/\b(127\.0\.0\.1|localhost):\d+/g, "$1:<port>")
+    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, "<uuid>")
     .replace(/postgres(ql)?:\/\/[^\s)]+/g, "<postgres url>")
     .split("\n")
     .map((l) => l.trimEnd())
@@ -81,12 +84,16 @@ function matches(expected: string[], actual: string[]): boolean {
   return actual[0] === first && matches(rest, actual.slice(1));
 }
 
-/** The config of the README's quickstart (step 3), pointed at `sim`. */
-function quickstartConfig(sim: RunningSimulator): string {
+/** The config of the README's quickstart (step 3), pointed at `sim`, and whether step 3 makes it private. */
+function quickstartConfig(sim: RunningSimulator): { json: string; private: boolean } {
   const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const json = /\*\*3\. Write a config\.\*\*[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)?.[1];
+  const step = /\*\*3\. Write a config\.\*\*([\s\S]*?)\*\*4\./.exec(readme)?.[1] ?? "";
+  const json = /```json\n([\s\S]*?)```/.exec(step)?.[1];
   if (!json) throw new Error("README.md: no config under step 3 (**3. Write a config.**)");
-  return json.replaceAll("http://127.0.0.1:8080", `http://127.0.0.1:${sim.port}`);
+  return {
+    json: json.replaceAll("http://127.0.0.1:8080", `http://127.0.0.1:${sim.port}`),
+    private: /^chmod 600 tas-sync\.config\.json\b/m.test(step),
+  };
 }
 
 /** Both simulator companies, each with its static token, syncing into ./tas.db. */
@@ -107,12 +114,33 @@ let root: string;
 let bin: string;
 let sim: RunningSimulator;
 const databases = new TestDatabases();
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+/** The BullMQ key prefixes the push setups used: their keys are deleted after the file. */
+const prefixes: string[] = [];
+
+/**
+ * A simulator of its own (1 plan, no report, both companies) and the shared Redis under a
+ * queue prefix of its own: `push` creates scenarios in it, and `push --wait` runs the workers.
+ */
+async function pushSetup(
+  dir: string,
+  faults: SimulatorOptions["faults"] = {},
+): Promise<Record<string, string>> {
+  const own = await startSimulator({ port: 0, plans: 1, reports: 0, faults });
+  simulators.push(own);
+  const prefix = testPrefix();
+  prefixes.push(prefix);
+  const config = { ...JSON.parse(simulatorConfig(own)), redisUrl: REDIS_URL, queuePrefix: prefix };
+  writeFileSync(join(dir, "tas-sync.config.json"), JSON.stringify(config, null, 2));
+  return {};
+}
 
 /**
  * The setups a block can run in. Each gets a fresh directory; `simulator` and `quickstart`
  * share one simulator as `tas-sync simulate` starts it (2 companies, 50 plans and 3 reports
  * each, seed 1), which no block changes; `drift` has one of its own whose plans change after
- * the first plan list. `$PG_URL` is a fresh PostgreSQL database.
+ * the first plan list, and `push` and `push-lost` one each with a Redis queue prefix of their
+ * own. `$PG_URL` is a fresh PostgreSQL database.
  */
 const SETUPS: Record<string, (dir: string) => Record<string, string> | Promise<Record<string, string>>> = {
   empty: () => ({}),
@@ -120,8 +148,13 @@ const SETUPS: Record<string, (dir: string) => Record<string, string> | Promise<R
     writeFileSync(join(dir, "tas-sync.config.json"), simulatorConfig(sim));
     return {};
   },
+  // As in a user's directory (others may enter it), with step 3's chmod when the README has it:
+  // without it, every command warns that the file names its secrets.
   quickstart: (dir) => {
-    writeFileSync(join(dir, "tas-sync.config.json"), quickstartConfig(sim));
+    const { json, private: own } = quickstartConfig(sim);
+    chmodSync(dir, 0o755);
+    writeFileSync(join(dir, "tas-sync.config.json"), json, { mode: 0o644 });
+    if (own) chmodSync(join(dir, "tas-sync.config.json"), 0o600);
     return { TAS_CLIENT_SECRET: "sim-client-secret", TAS_PASSWORD: "pass-5251" };
   },
   // A simulator of its own whose plans change after the first plan list (a new field, a new
@@ -132,6 +165,10 @@ const SETUPS: Record<string, (dir: string) => Record<string, string> | Promise<R
     writeFileSync(join(dir, "tas-sync.config.json"), simulatorConfig(own));
     return {};
   },
+  // Push on a simulator of its own (see pushSetup); `push-lost` loses every create's answer
+  // after the service stored it, so a row's second attempt finds its name taken: `exists`.
+  push: (dir) => pushSetup(dir),
+  "push-lost": (dir) => pushSetup(dir, { dropAfterCommitRate: 1 }),
 };
 const simulators: RunningSimulator[] = [];
 
@@ -145,6 +182,17 @@ beforeAll(async () => {
   sim = await startSimulator({ port: 0 });
 }, 120_000);
 afterAll(async () => {
+  if (prefixes.length) {
+    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    try {
+      for (const prefix of prefixes) {
+        const keys = await redis.keys(`${prefix}:*`);
+        if (keys.length) await redis.del(...keys);
+      }
+    } finally {
+      redis.disconnect();
+    }
+  }
   await sim?.close();
   for (const s of simulators) await s.close();
   await databases.dropAll();
@@ -187,6 +235,12 @@ describe("the comparison of a block with what was printed", () => {
       "database ./tas.db is up to date (7 migrations applied)\ncompany 1: succeeded in 12.5s\nmore\nlines";
     expect(matches(block, normalize(printed))).toBe(true);
     expect(matches(normalize("at 127.0.0.1:8080"), normalize("at 127.0.0.1:41831"))).toBe(true);
+    expect(
+      matches(
+        normalize("batch_id = '7f0c9e52-3b1d-4c8a-9f27-5d2e8a1b6c40'"),
+        normalize("batch_id = 'cf1bff34-07c8-4969-aa54-e43efdfa2d28'"),
+      ),
+    ).toBe(true);
   });
   it("tells a changed count or a missing line", () => {
     expect(
