@@ -1,7 +1,11 @@
 /** Sync runs, leases, alert states and migrations through the store port, on every store kind. */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/port.js";
 import { emptyCounts, type Lease } from "../../src/store/port-runs.js";
+import type { PostgresStore } from "../../src/store/postgres/index.js";
+import type { SqliteStore } from "../../src/store/sqlite/index.js";
 import { applyOps, COMPANY, insert, OTHER_COMPANY } from "../support/snapshots.js";
 import { storeKinds } from "../support/stores.js";
 
@@ -259,6 +263,44 @@ describe.each(storeKinds())("runs on $name", (kind) => {
     }
     // The older run's end moved nothing back: the state names the newest finished run.
     expect((await stored()).id).toBeGreaterThan(replay);
+  });
+
+  it("fills each company's last finished run and last success from its history in the migration that adds them", async () => {
+    const end = (status: "succeeded" | "failed" | "cancelled", error: string | null = null) => ({
+      status,
+      counts: emptyCounts(),
+      finishedAt: T3,
+      error,
+    });
+    const start = (companyId: number, startedAt: string, trigger = "schedule") =>
+      store.runs.start({ companyId, trigger, startedAt, owner: me });
+    await applyOps(store, T0, () => [insert(1, "one")]);
+    await store.runs.finish(await start(COMPANY, T1), end("failed", "boom"));
+    await store.runs.finish(await start(COMPANY, T2, "replay"), end("succeeded"));
+    await start(COMPANY, T3); // still running
+    await store.runs.finish(await start(OTHER_COMPANY, T1), end("cancelled"));
+    const ids = [COMPANY, OTHER_COMPANY, 999];
+    const want = await store.runs.companyStates(ids);
+    expect(want.map((s) => [s.lastRun?.status ?? null, s.lastSuccessAt])).toEqual([
+      ["succeeded", T0],
+      ["cancelled", null],
+      [null, null],
+    ]);
+    // The database as it was before the migration: state rows only for applied snapshots.
+    const exec = async (sql: string) => {
+      if (kind.name === "sqlite") (store as SqliteStore).sqlite.exec(sql);
+      else await (store as PostgresStore).pool.query(sql);
+    };
+    await exec("UPDATE sync_state SET last_run_id = NULL, last_success_at = NULL");
+    await exec("DELETE FROM sync_state WHERE applied_run_id IS NULL");
+    expect((await store.runs.companyStates(ids)).map((s) => s.lastRun)).toEqual([null, null, null]);
+    // Its statements after the new columns.
+    const folder = join("migrations", kind.name);
+    const file = readdirSync(folder).find((f) => f.endsWith("_last_run_in_sync_state.sql"));
+    expect(file).toBeDefined();
+    const statements = readFileSync(join(folder, file as string), "utf8").split("--> statement-breakpoint");
+    for (const st of statements.filter((x) => !/^\s*ALTER TABLE/.test(x))) await exec(st);
+    expect(await store.runs.companyStates(ids)).toEqual(want);
   });
 });
 
