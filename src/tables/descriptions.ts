@@ -65,6 +65,10 @@ const RUN_AND_PUSH_TABLE_DOCS: Record<string, TableDoc> = {
       alert_state:
         "What the daemons last alerted: `ok`, `failing`, `stale` or `failing+stale`; NULL before the first change.",
       alert_changed_at: "When it was set.",
+      last_run_id:
+        "The company's newest finished run (the highest `sync_runs.id` not `running`), set where a run ends (finished, superseded, cancelled, or reaped as `failed`): what `status`, `/metrics` and the freshness check show as its last run. NULL before the first.",
+      last_success_at:
+        "`started_at` of the company's newest `succeeded` or `partial` run that was not a replay, set where such a run ends: what freshness is measured from. NULL before the first.",
     },
   },
   rejected_records: {

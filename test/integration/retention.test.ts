@@ -110,6 +110,34 @@ describe.each(storeKinds())("prune on $name", (kind) => {
     expect(report.dryRun).toBe(false);
   });
 
+  it("keeps the last finished run that status shows, also behind a run still going", async () => {
+    const me = { host: "h", pid: 1 };
+    const finished = await store.runs.start({
+      companyId: A,
+      trigger: "schedule",
+      startedAt: OLDER,
+      owner: me,
+    });
+    await store.runs.finish(finished, {
+      status: "failed",
+      counts: { fetched: 0, inserted: 0, updated: 0, unchanged: 0, deleted: 0, rejected: 0 },
+      finishedAt: OLDER,
+      error: "boom",
+    });
+    const older = await run(A, OLDER, { status: "failed" }); // before it: goes
+    expect(older).toBeLessThan(
+      Number(await store.runs.start({ companyId: A, trigger: "schedule", startedAt: OLD, owner: me })),
+    );
+
+    await prune(store, retention(), { now: NOW });
+
+    // The newest run is the one going; the newest finished one stays, and the state names it.
+    expect(await ids("sync_runs")).not.toContain(older);
+    expect(await ids("sync_runs")).toContain(finished);
+    const [state] = await store.runs.companyStates([A]);
+    expect(state?.lastRun).toMatchObject({ id: finished, status: "failed", error: "boom" });
+  });
+
   it("counts the same in a dry run and removes nothing", async () => {
     for (let i = 0; i < 7; i++) await error(await run(A, OLD));
     await rejected(await run(A, OLDER));

@@ -189,7 +189,10 @@ describe.each(storeKinds())("run-history query plans on $name", (kind) => {
     if (process.env.SHOW_PLANS) for (const st of statements) console.log(st.sql.replace(/\s+/g, " "));
     // The statements looked at include the ones the issue names.
     const texts = statements.map((s) => s.sql).join("\n");
-    expect(texts).toMatch(/status <> 'running'/); // the latest finished run (status, metrics, freshness)
+    // Each company's latest finished run (status, metrics, freshness), named by its state row,
+    // which the statement that ends a run keeps.
+    expect(texts).toMatch(/ON r\.id = st\.last_run_id/);
+    expect(texts).toMatch(/status <> 'running'/);
     expect(texts).toMatch(/= 'running'/); // open runs (reaping)
     expect(texts).toMatch(/acknowledged_at IS NULL/); // open schema changes
     expect(texts).toMatch(/DELETE FROM sync_runs/);

@@ -1,7 +1,11 @@
 /** Sync runs, leases, alert states and migrations through the store port, on every store kind. */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/port.js";
 import { emptyCounts, type Lease } from "../../src/store/port-runs.js";
+import type { PostgresStore } from "../../src/store/postgres/index.js";
+import type { SqliteStore } from "../../src/store/sqlite/index.js";
 import { applyOps, COMPANY, insert, OTHER_COMPANY } from "../support/snapshots.js";
 import { storeKinds } from "../support/stores.js";
 
@@ -107,7 +111,9 @@ describe.each(storeKinds())("runs on $name", (kind) => {
     await reject(3, second, second); // new in the newest
     await kind.rows(
       store,
-      "INSERT INTO sync_state (company_id, rejections_run_id) VALUES (?, ?) RETURNING company_id",
+      // The runs' ends made the company's row (its last run): the rejections' run joins it.
+      `INSERT INTO sync_state (company_id, rejections_run_id) VALUES (?, ?)
+       ON CONFLICT (company_id) DO UPDATE SET rejections_run_id = excluded.rejections_run_id RETURNING company_id`,
       COMPANY,
       second,
     );
@@ -169,6 +175,132 @@ describe.each(storeKinds())("runs on $name", (kind) => {
       alertState: "failing",
     });
     expect(partial.result.applied).toBe(true);
+  });
+
+  it("keeps the last finished run and last success where runs end, in any order, as the run history says", async () => {
+    // What the history itself says (the question companyStates answered by searching it).
+    const fromHistory = async () => {
+      const [last] = await kind.rows<{ id: number | null }>(
+        store,
+        "SELECT max(id) AS id FROM sync_runs WHERE company_id = ? AND status <> 'running'",
+        COMPANY,
+      );
+      const [success] = await kind.rows<{ at: string | null }>(
+        store,
+        `SELECT started_at AS at FROM sync_runs WHERE company_id = ? AND status IN ('succeeded', 'partial')
+           AND trigger <> 'replay' ORDER BY started_at DESC LIMIT 1`,
+        COMPANY,
+      );
+      return { id: last?.id == null ? null : Number(last.id), at: success?.at ?? null };
+    };
+    const stored = async () => {
+      const [s] = await store.runs.companyStates([COMPANY]);
+      return { id: s?.lastRun?.id ?? null, at: s?.lastSuccessAt ?? null, status: s?.lastRun?.status ?? null };
+    };
+    const start = (startedAt: string, trigger = "schedule") =>
+      store.runs.start({ companyId: COMPANY, trigger, startedAt, owner: me });
+    const end = (status: "succeeded" | "partial" | "failed" | "superseded" | "cancelled") => ({
+      status,
+      counts: emptyCounts(),
+      finishedAt: T3,
+      error: status === "failed" ? "boom" : null,
+    });
+    const steps: [string, () => Promise<unknown>, { status: string | null; at: string | null }][] = [];
+    const older = await start(T0);
+    const newer = await start(T1);
+    const replay = await start(T2, "replay");
+    steps.push(
+      ["nothing ended", async () => {}, { status: null, at: null }],
+      [
+        "the newer run succeeds",
+        () => store.runs.finish(newer, end("succeeded")),
+        { status: "succeeded", at: T1 },
+      ],
+      // Reaped after a newer run ended: it is not the last run, and its status is 'failed'.
+      [
+        "the older run is reaped",
+        () => store.runs.abandon(older, T3, "died"),
+        { status: "succeeded", at: T1 },
+      ],
+      // A replay is the last run, but not a success for freshness.
+      [
+        "a replay succeeds",
+        () => store.runs.finish(replay, end("succeeded")),
+        { status: "succeeded", at: T1 },
+      ],
+      [
+        "a run is superseded",
+        async () => store.runs.finish(await start(T3), end("superseded")),
+        { status: "superseded", at: T1 },
+      ],
+      [
+        "a run is cancelled",
+        async () => store.runs.finish(await start(T3), end("cancelled")),
+        { status: "cancelled", at: T1 },
+      ],
+      [
+        "a running run is reaped",
+        async () => store.runs.abandon(await start(T3), T3, "died"),
+        { status: "failed", at: T1 },
+      ],
+      [
+        "a partial run",
+        async () => store.runs.finish(await start(T3), end("partial")),
+        { status: "partial", at: T3 },
+      ],
+      [
+        "a run fails",
+        async () => store.runs.finish(await start(T3), end("failed")),
+        { status: "failed", at: T3 },
+      ],
+      ["one starts", () => start(T3), { status: "failed", at: T3 }],
+    );
+    for (const [what, step, want] of steps) {
+      await step();
+      const h = await fromHistory();
+      expect({ what, ...(await stored()) }).toEqual({ what, id: h.id, ...want });
+      expect({ what, at: h.at }).toEqual({ what, at: want.at });
+    }
+    // The older run's end moved nothing back: the state names the newest finished run.
+    expect((await stored()).id).toBeGreaterThan(replay);
+  });
+
+  it("fills each company's last finished run and last success from its history in the migration that adds them", async () => {
+    const end = (status: "succeeded" | "failed" | "cancelled", error: string | null = null) => ({
+      status,
+      counts: emptyCounts(),
+      finishedAt: T3,
+      error,
+    });
+    const start = (companyId: number, startedAt: string, trigger = "schedule") =>
+      store.runs.start({ companyId, trigger, startedAt, owner: me });
+    await applyOps(store, T0, () => [insert(1, "one")]);
+    await store.runs.finish(await start(COMPANY, T1), end("failed", "boom"));
+    await store.runs.finish(await start(COMPANY, T2, "replay"), end("succeeded"));
+    await start(COMPANY, T3); // still running
+    await store.runs.finish(await start(OTHER_COMPANY, T1), end("cancelled"));
+    const ids = [COMPANY, OTHER_COMPANY, 999];
+    const want = await store.runs.companyStates(ids);
+    expect(want.map((s) => [s.lastRun?.status ?? null, s.lastSuccessAt])).toEqual([
+      ["succeeded", T0],
+      ["cancelled", null],
+      [null, null],
+    ]);
+    // The database as it was before the migration: state rows only for applied snapshots.
+    const exec = async (sql: string) => {
+      if (kind.name === "sqlite") (store as SqliteStore).sqlite.exec(sql);
+      else await (store as PostgresStore).pool.query(sql);
+    };
+    await exec("UPDATE sync_state SET last_run_id = NULL, last_success_at = NULL");
+    await exec("DELETE FROM sync_state WHERE applied_run_id IS NULL");
+    expect((await store.runs.companyStates(ids)).map((s) => s.lastRun)).toEqual([null, null, null]);
+    // Its statements after the new columns.
+    const folder = join("migrations", kind.name);
+    const file = readdirSync(folder).find((f) => f.endsWith("_last_run_in_sync_state.sql"));
+    expect(file).toBeDefined();
+    const statements = readFileSync(join(folder, file as string), "utf8").split("--> statement-breakpoint");
+    for (const st of statements.filter((x) => !/^\s*ALTER TABLE/.test(x))) await exec(st);
+    expect(await store.runs.companyStates(ids)).toEqual(want);
   });
 });
 

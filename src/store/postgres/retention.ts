@@ -12,7 +12,11 @@ import type { Db, Pool } from "./pool.js";
 import { pluck, run } from "./sql.js";
 import { transaction } from "./tx.js";
 
-/** As on SQLite; `BETWEEN c.id AND c.id`: see runs/company-states.ts (the newest run from its index). */
+/**
+ * As on SQLite. `BETWEEN c.id AND c.id` says `=` without letting the planner drop company_id
+ * from the order: the newest run is then read from sync_runs_company_run_idx, not by walking the
+ * primary key back filtering by company.
+ */
 const KEPT = `WITH RECURSIVE companies(id) AS (
     SELECT min(company_id) FROM sync_runs
     UNION ALL SELECT (SELECT min(company_id) FROM sync_runs WHERE company_id > companies.id)
@@ -20,7 +24,8 @@ const KEPT = `WITH RECURSIVE companies(id) AS (
   SELECT (SELECT id FROM sync_runs WHERE company_id BETWEEN c.id AND c.id ORDER BY company_id DESC, id DESC LIMIT 1) FROM companies c WHERE c.id IS NOT NULL
   UNION SELECT (SELECT id FROM sync_runs WHERE company_id = c.id AND status IN ('succeeded', 'partial')
       AND trigger <> 'replay' ORDER BY started_at DESC LIMIT 1) FROM companies c WHERE c.id IS NOT NULL
-  UNION SELECT applied_run_id FROM sync_state WHERE applied_run_id IS NOT NULL`;
+  UNION SELECT applied_run_id FROM sync_state WHERE applied_run_id IS NOT NULL
+  UNION SELECT last_run_id FROM sync_state WHERE last_run_id IS NOT NULL`;
 
 /** `:name` placeholders as `$n`, with their values in order (one `$n` per distinct name). */
 function numbered(text: string, params: Record<string, unknown>): { text: string; values: unknown[] } {

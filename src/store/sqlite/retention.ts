@@ -11,7 +11,10 @@ import { type Examined, nextCursor, pruneSql } from "../retention-sql.js";
 import type { Sqlite } from "./connection.js";
 import { plucked, prepared } from "./prepared.js";
 
-/** Each company's newest run and newest success, and every applied snapshot's run. */
+/**
+ * Each company's newest run, its newest finished one (sync_state.last_run_id, which status and
+ * the freshness check show) and newest success, and every applied snapshot's run.
+ */
 const KEPT = `WITH RECURSIVE companies(id) AS (
     SELECT min(company_id) FROM sync_runs
     UNION ALL SELECT (SELECT min(company_id) FROM sync_runs WHERE company_id > companies.id)
@@ -19,7 +22,8 @@ const KEPT = `WITH RECURSIVE companies(id) AS (
   SELECT (SELECT id FROM sync_runs WHERE company_id = c.id ORDER BY company_id DESC, id DESC LIMIT 1) FROM companies c WHERE c.id IS NOT NULL
   UNION SELECT (SELECT id FROM sync_runs WHERE company_id = c.id AND status IN ('succeeded', 'partial')
       AND trigger <> 'replay' ORDER BY started_at DESC LIMIT 1) FROM companies c WHERE c.id IS NOT NULL
-  UNION SELECT applied_run_id FROM sync_state WHERE applied_run_id IS NOT NULL`;
+  UNION SELECT applied_run_id FROM sync_state WHERE applied_run_id IS NOT NULL
+  UNION SELECT last_run_id FROM sync_state WHERE last_run_id IS NOT NULL`;
 
 export function sqliteRetention(sqlite: Sqlite): RetentionStore {
   const batch = <C extends number | string>(

@@ -63,6 +63,9 @@ export const syncState = pgTable("sync_state", {
   /** What the daemons last alerted about this company (ok, failing, stale, failing+stale). */
   alertState: text("alert_state"),
   alertChangedAt: ts("alert_changed_at"),
+  /** The newest finished run and the start of the newest success (see the SQLite schema). */
+  lastRunId: id("last_run_id"),
+  lastSuccessAt: ts("last_success_at"),
 });
 
 /** One row per episode of a rejection (see the SQLite schema). */

@@ -76,6 +76,13 @@ export const syncState = sqliteTable("sync_state", {
   /** What the daemons last alerted about this company (ok, failing, stale, failing+stale). */
   alertState: text("alert_state"),
   alertChangedAt: text("alert_changed_at"),
+  /**
+   * The newest finished run of the company (the highest id not `running`) and the start of its
+   * newest success (`succeeded` or `partial`, not a replay): kept where a run ends, so that the
+   * freshness check and `status` read one row per company however long the run history.
+   */
+  lastRunId: integer("last_run_id"),
+  lastSuccessAt: text("last_success_at"),
 });
 
 /**

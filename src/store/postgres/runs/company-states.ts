@@ -1,31 +1,26 @@
 /** Per company: its latest finished run, its latest success, the newest snapshot applied, its alert state. */
-// Hand-written: per company a correlated subquery (PostgreSQL: a LATERAL join over unnest),
-// and a compare-and-set in one statement; the query builder says neither more clearly.
+// Hand-written: a join over unnest in its order, and a compare-and-set in one statement; the
+// query builder says neither more clearly.
 import type { CompanyRunState } from "../../port-runs.js";
 import { type CompanyStateRow, companyStateOf } from "../../rows.js";
 import type { Db } from "../pool.js";
 import { run } from "../sql.js";
 
 /**
- * One statement for all the companies (a daemon's probe asks for each of them). The newest run
- * is read from sync_runs_company_run_idx, in its order (company_id, id): with a long history and
- * `company_id = c.id` the planner walks the primary key back from the newest run of any company
- * instead, filtering by company, which reads the whole history for a company without runs (just
- * added to the config) or without recent ones. `BETWEEN c.id AND c.id` says the same as `=`
- * without letting the planner drop company_id from the order.
+ * One statement for all the companies (a daemon's probe asks for each of them): each company's
+ * sync_state row names its newest finished run and holds the start of its newest success (kept
+ * where a run ends, record.ts), so a company costs its state row and one primary-key lookup
+ * however long the run history, instead of two searches of the history's indexes.
  */
 export async function companyStates(db: Db, companyIds: readonly number[]): Promise<CompanyRunState[]> {
   const { rows } = await run<CompanyStateRow>(
     db,
     `SELECT c.id AS "companyId", r.id, r.status, r.started_at AS "startedAt", r.finished_at AS "finishedAt",
        r.fetched, r.inserted, r.updated, r.unchanged, r.deleted, r.rejected, r.error,
-       (SELECT started_at FROM sync_runs WHERE company_id = c.id AND status IN ('succeeded', 'partial') AND trigger <> 'replay'
-         ORDER BY started_at DESC LIMIT 1) AS "lastSuccessAt",
-       st.applied_started_at AS "appliedStartedAt", st.alert_state AS "alertState"
+       st.last_success_at AS "lastSuccessAt", st.applied_started_at AS "appliedStartedAt", st.alert_state AS "alertState"
      FROM unnest($1::bigint[]) WITH ORDINALITY AS c(id, n)
-     LEFT JOIN LATERAL (SELECT * FROM sync_runs WHERE company_id BETWEEN c.id AND c.id AND status <> 'running'
-       ORDER BY company_id DESC, id DESC LIMIT 1) r ON true
      LEFT JOIN sync_state st ON st.company_id = c.id
+     LEFT JOIN sync_runs r ON r.id = st.last_run_id
      ORDER BY c.n`,
     [companyIds],
   );

@@ -41,12 +41,41 @@ export async function heartbeat(db: Db, runId: number, at: string): Promise<void
   );
 }
 
+/**
+ * The company's sync_state keeps its newest finished run and the start of its newest success,
+ * in the statement that ends the run: runs end in any order (a reaped run may be older than
+ * one that finished since), so each value only moves forward. `ended` is the UPDATE that ends
+ * the run, returning the run's row.
+ */
+const noteEnded = (
+  ended: string,
+) => `WITH r AS (${ended} RETURNING company_id, id, status, trigger, started_at)
+  INSERT INTO sync_state (company_id, last_run_id, last_success_at)
+  SELECT company_id, id, CASE WHEN status IN ('succeeded', 'partial') AND trigger <> 'replay' THEN started_at END
+  FROM r WHERE status <> 'running'
+  ON CONFLICT (company_id) DO UPDATE SET
+    last_run_id = greatest(sync_state.last_run_id, excluded.last_run_id),
+    last_success_at = greatest(sync_state.last_success_at, excluded.last_success_at)
+  RETURNING 1`;
+
 export async function finishRun(db: Db, runId: number, end: RunEnd): Promise<void> {
-  await unwrapped(
-    orm(db)
-      .update(syncRuns)
-      .set({ status: end.status, finishedAt: end.finishedAt, ...end.counts, error: textValue(end.error) })
-      .where(eq(syncRuns.id, runId)),
+  const c = end.counts;
+  await run(
+    db,
+    noteEnded(`UPDATE sync_runs SET status = $2, finished_at = $3, fetched = $4, inserted = $5, updated = $6,
+      unchanged = $7, deleted = $8, rejected = $9, error = $10 WHERE id = $1`),
+    [
+      runId,
+      end.status,
+      end.finishedAt,
+      c.fetched,
+      c.inserted,
+      c.updated,
+      c.unchanged,
+      c.deleted,
+      c.rejected,
+      textValue(end.error),
+    ],
   );
 }
 
@@ -131,18 +160,19 @@ export async function openRuns(db: Db): Promise<OpenRun[]> {
   return rows.map(openRunOf);
 }
 
+/** A run still marked running ends as failed (reaped); false when it had ended meanwhile. */
 export async function abandonRun(
   db: Db,
   runId: number,
   finishedAt: string,
   reason: string,
 ): Promise<boolean> {
-  const rows = await unwrapped(
-    orm(db)
-      .update(syncRuns)
-      .set({ status: "failed", finishedAt, error: textValue(reason) })
-      .where(and(eq(syncRuns.id, runId), running))
-      .returning({ id: syncRuns.id }),
+  const { rowCount } = await run(
+    db,
+    noteEnded(
+      `UPDATE sync_runs SET status = 'failed', finished_at = $2, error = $3 WHERE id = $1 AND status = 'running'`,
+    ),
+    [runId, finishedAt, textValue(reason)],
   );
-  return rows.length > 0;
+  return rowCount > 0;
 }

@@ -1,24 +1,25 @@
 /** Per company: its latest finished run, its latest success, and the newest snapshot applied. */
-// Hand-written: per company a correlated subquery (PostgreSQL: a LATERAL join over unnest),
-// and a compare-and-set in one statement; the query builder says neither more clearly.
+// Hand-written: a state row and its run per company, and a compare-and-set; the query builder
+// says neither more clearly.
 import type { CompanyRunState } from "../../port-runs.js";
 import { type CompanyStateRow, companyStateOf } from "../../rows.js";
 import type { Sqlite } from "../connection.js";
 import { prepared } from "../prepared.js";
 
-/** One statement per company: its latest finished run, latest success, applied snapshot and alert state. */
+/**
+ * One statement per company: its sync_state row names its newest finished run and holds the
+ * start of its newest success (kept where a run ends, record.ts), so a company costs its state
+ * row and one primary-key lookup however long the run history.
+ */
 export function companyStates(sqlite: Sqlite, companyIds: readonly number[]): CompanyRunState[] {
   const state = prepared(
     sqlite,
     `SELECT :company AS companyId, r.id, r.status, r.started_at AS startedAt, r.finished_at AS finishedAt,
        r.fetched, r.inserted, r.updated, r.unchanged, r.deleted, r.rejected, r.error,
-       (SELECT started_at FROM sync_runs WHERE company_id = :company AND status IN ('succeeded', 'partial') AND trigger <> 'replay'
-         ORDER BY started_at DESC LIMIT 1) AS lastSuccessAt,
-       st.applied_started_at AS appliedStartedAt, st.alert_state AS alertState
+       st.last_success_at AS lastSuccessAt, st.applied_started_at AS appliedStartedAt, st.alert_state AS alertState
      FROM (SELECT 1)
-     LEFT JOIN sync_runs r ON r.id =
-       (SELECT id FROM sync_runs WHERE company_id = :company AND status <> 'running' ORDER BY company_id DESC, id DESC LIMIT 1)
-     LEFT JOIN sync_state st ON st.company_id = :company`,
+     LEFT JOIN sync_state st ON st.company_id = :company
+     LEFT JOIN sync_runs r ON r.id = st.last_run_id`,
   );
   return companyIds.map((company) => companyStateOf(state.get({ company }) as CompanyStateRow));
 }

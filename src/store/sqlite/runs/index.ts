@@ -23,9 +23,14 @@ export function sqliteRuns(sqlite: Sqlite): RunStore {
     companyStates: async (ids) => companyStates(sqlite, ids),
     rejectedNow: async (ids) => {
       const out = new Map<number, number>(ids.map((c) => [c, 0]));
+      // v_rejected_now counted from each company's state row: an index search per company. The
+      // view itself, grouped, is planned as a walk of the whole rejected_records index (100,000
+      // old rows: 8 ms, where this takes 0.02 ms; bench:age's status).
       const rows = prepared(
         sqlite,
-        "SELECT company_id AS c, count(*) AS n FROM v_rejected_now GROUP BY company_id",
+        `SELECT st.company_id AS c, (SELECT count(*) FROM rejected_records rr
+           WHERE rr.company_id = st.company_id AND rr.last_run_id = st.rejections_run_id) AS n
+         FROM sync_state st WHERE st.rejections_run_id IS NOT NULL`,
       ).all() as { c: number; n: number }[];
       for (const r of rows) if (out.has(r.c)) out.set(r.c, r.n);
       return out;

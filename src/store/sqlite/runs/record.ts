@@ -38,12 +38,38 @@ export function heartbeat(sqlite: Sqlite, runId: number, at: string): void {
     .run();
 }
 
+/**
+ * The company's sync_state keeps its newest finished run and the start of its newest success,
+ * in the transaction that ends the run: runs end in any order (a reaped run may be older than
+ * one that finished since), so each value only moves forward.
+ */
+function noteEnded(sqlite: Sqlite, runId: number): void {
+  prepared(
+    sqlite,
+    `INSERT INTO sync_state (company_id, last_run_id, last_success_at)
+     SELECT company_id, id, CASE WHEN status IN ('succeeded', 'partial') AND trigger <> 'replay' THEN started_at END
+     FROM sync_runs WHERE id = ? AND status <> 'running'
+     ON CONFLICT (company_id) DO UPDATE SET
+       last_run_id = max(coalesce(last_run_id, excluded.last_run_id), excluded.last_run_id),
+       last_success_at = max(coalesce(last_success_at, excluded.last_success_at),
+         coalesce(excluded.last_success_at, last_success_at))`,
+  ).run(runId);
+}
+
+/** In the caller's transaction (a snapshot's apply), or in one of its own. */
+function inWrite<T>(sqlite: Sqlite, fn: () => T): T {
+  return sqlite.inTransaction ? fn() : sqlite.transaction(fn).immediate();
+}
+
 export function finishRun(sqlite: Sqlite, runId: number, end: RunEnd): void {
-  orm(sqlite)
-    .update(syncRuns)
-    .set({ status: end.status, finishedAt: end.finishedAt, ...end.counts, error: end.error })
-    .where(eq(syncRuns.id, runId))
-    .run();
+  inWrite(sqlite, () => {
+    orm(sqlite)
+      .update(syncRuns)
+      .set({ status: end.status, finishedAt: end.finishedAt, ...end.counts, error: end.error })
+      .where(eq(syncRuns.id, runId))
+      .run();
+    noteEnded(sqlite, runId);
+  });
 }
 
 export function recordSyncError(sqlite: Sqlite, runId: number, e: SyncErrorRecord): void {
@@ -107,12 +133,16 @@ export function openRuns(sqlite: Sqlite): OpenRun[] {
     .map(openRunOf);
 }
 
+/** A run still marked running ends as failed (reaped); false when it had ended meanwhile. */
 export function abandonRun(sqlite: Sqlite, runId: number, finishedAt: string, reason: string): boolean {
-  return (
-    orm(sqlite)
-      .update(syncRuns)
-      .set({ status: "failed", finishedAt, error: reason })
-      .where(and(eq(syncRuns.id, runId), running))
-      .run().changes > 0
-  );
+  return inWrite(sqlite, () => {
+    const ended =
+      orm(sqlite)
+        .update(syncRuns)
+        .set({ status: "failed", finishedAt, error: reason })
+        .where(and(eq(syncRuns.id, runId), running))
+        .run().changes > 0;
+    if (ended) noteEnded(sqlite, runId);
+    return ended;
+  });
 }
