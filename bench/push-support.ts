@@ -14,7 +14,7 @@ export interface SeedSpec {
 }
 
 /** A row's body fields, as the raw loop sends them too. */
-export function scenarioFields(projectId: number, name: string): Record<string, unknown> {
+function scenarioFields(projectId: number, name: string): Record<string, unknown> {
   return {
     project_id: projectId,
     scenario_name: name,

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import Database from "better-sqlite3";
-import { createSink } from "../src/commands/format/index.js";
+import { createSink } from "../src/commands/format/create.js";
 import { runQuery } from "../src/commands/query-run.js";
 import { databaseTarget } from "../src/config/index.js";
 import { bestInTurn, fmt, peakRssMb, Report } from "./support.js";

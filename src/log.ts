@@ -15,7 +15,7 @@ const SECRET_KEYS = [
 ];
 
 /** Each secret key at the top level and up to two levels deep (pino paths take no recursion). */
-export const REDACT_PATHS = SECRET_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]);
+const REDACT_PATHS = SECRET_KEYS.flatMap((k) => [k, `*.${k}`, `*.*.${k}`]);
 
 export interface LogOptions {
   level?: string;

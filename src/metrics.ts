@@ -3,7 +3,6 @@
  * is the Telemetry the pipeline reports through; point-in-time gauges (freshness, queue sizes)
  * are read at scrape time through the functions passed in, never kept up to date by hand.
  */
-import type { Queue } from "bullmq";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { PRUNED_TABLES, type PrunedTable } from "./store/port-retention.js";
 import type { RecordOutcome, SchemaChangeNote, SyncOutcome, Telemetry } from "./telemetry.js";
@@ -28,24 +27,6 @@ export interface MetricsOptions {
   queueCounts: () => Promise<QueueCounts[]>;
   /** Told when a scrape-time read fails (the gauge then has no sample for that scrape). */
   onCollectError?: (metric: string, error: unknown) => void;
-}
-
-/** The BullMQ job states tas_sync_queue_jobs reports. */
-export const QUEUE_STATES = [
-  "waiting",
-  "active",
-  "delayed",
-  "completed",
-  "failed",
-  "paused",
-  "prioritized",
-] as const;
-
-/** The job counts of each queue, by QUEUE_STATES: a ready-made `queueCounts` for the daemon's queues. */
-export async function queueJobCounts(queues: readonly Queue[]): Promise<QueueCounts[]> {
-  return Promise.all(
-    queues.map(async (q) => ({ queue: q.name, counts: await q.getJobCounts(...QUEUE_STATES) })),
-  );
 }
 
 const RECORD_OUTCOMES: readonly RecordOutcome[] = ["inserted", "updated", "unchanged", "deleted", "rejected"];

@@ -7,7 +7,7 @@
 import type { PgTable } from "drizzle-orm/pg-core";
 import { request } from "undici";
 import { databaseTarget } from "../../src/config/index.js";
-import { normalizePlan } from "../../src/normalize/index.js";
+import { normalizePlan } from "../../src/normalize/plan.js";
 import { type CopyTable, copyTable, copyText } from "../../src/store/postgres/copy.js";
 import { openPostgresStore } from "../../src/store/postgres/index.js";
 import * as t from "../../src/tables/postgres/index.js";

@@ -6,7 +6,7 @@
  * history, no hashing, no run record. Same schema (tas-sync's migrations), same pragmas.
  */
 import { request } from "undici";
-import { normalizePlan } from "../../src/normalize/index.js";
+import { normalizePlan } from "../../src/normalize/plan.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import type { PlanRowSet } from "../../src/tables/index.js";
 import type { WirePlan } from "../../src/wire/schemas.js";

@@ -14,7 +14,7 @@ import { PLAN_CHILD_TABLES, REPORT_CHILD_TABLES } from "../../src/tables/table-n
 
 export type StoreName = "sqlite" | "postgres";
 
-export const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
 /** Null when PostgreSQL answers and may create databases; else why not. */
@@ -141,7 +141,7 @@ export class Databases {
 }
 
 /** The tables a sync writes (run bookkeeping left out). */
-export const SYNC_TABLES = [
+const SYNC_TABLES = [
   "plans",
   ...PLAN_CHILD_TABLES,
   "mobile_apps",
@@ -151,11 +151,6 @@ export const SYNC_TABLES = [
   "report_versions",
   "rejected_records",
 ] as const;
-
-/** The live mirror only (no history). */
-export const MIRROR_TABLES = SYNC_TABLES.filter(
-  (t) => !["plan_versions", "report_versions", "rejected_records"].includes(t),
-);
 
 /** Long texts (raw JSON) by their digest: the dump stays small and quick to sort. */
 function digestOf(text: string): string {

@@ -10,8 +10,8 @@ import { readListeningEvent } from "../../src/simulator/command-output.js";
 import type { AdminScenario } from "../../src/simulator/scenarios.js";
 
 /** The CLI as shipped: tsc output bundled by scripts/bundle.mjs (`npm run build`). */
-export const BIN = fileURLToPath(new URL("../../cli/bin.js", import.meta.url));
-export const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
+const BIN = fileURLToPath(new URL("../../cli/bin.js", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

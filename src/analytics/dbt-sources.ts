@@ -35,7 +35,7 @@ export interface DbtSourcesInput {
 }
 
 /** A run that counts as a load, as for `tas-sync status` (succeeded or partial). */
-export const LOADED_RUN = "status in ('succeeded', 'partial')";
+const LOADED_RUN = "status in ('succeeded', 'partial')";
 
 /** Views whose rows have a key (tables have theirs in the schema). */
 const VIEW_KEYS: Record<string, string[]> = {

@@ -24,7 +24,7 @@ const BATCH = 10_000;
 const DUCKDB_OPTIONS = { memory_limit: "128MB", threads: "1" };
 /** Rows of a Parquet row group: a group of plans' JSON is buffered whole while it is written. */
 const ROW_GROUP = 10_000;
-export const DUCKDB_PACKAGE = "@duckdb/node-api";
+const DUCKDB_PACKAGE = "@duckdb/node-api";
 
 export interface ExportResult {
   name: string;

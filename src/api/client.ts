@@ -38,7 +38,7 @@ export interface ClientDeps {
   maxResponseBytes?: number;
 }
 
-export const DEFAULT_MAX_RESPONSE_BYTES = 1024 ** 3;
+const DEFAULT_MAX_RESPONSE_BYTES = 1024 ** 3;
 
 export interface PlanStreamHandlers {
   /** One plan's JSON, its UTF-8 bytes exactly as received. */

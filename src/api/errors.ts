@@ -268,7 +268,7 @@ export function portOf(url: URL): string {
 }
 
 /** `host:port` of a URL, the port spelled out even when it is the scheme's default. */
-export function hostPort(url: URL): string {
+function hostPort(url: URL): string {
   return `${url.hostname}:${portOf(url)}`;
 }
 

@@ -99,7 +99,7 @@ function saySkipped(ctx: CommandContext, seed: LoadedSeed, batchId: string): voi
   );
 }
 
-export function printSummary(
+function printSummary(
   ctx: CommandContext,
   c: StatusCounts,
   reasons: { code: string; n: number }[],

@@ -3,7 +3,7 @@
  * hand it to push-submit.ts (outbox, queue, --wait). A dry run loads no Redis, SQLite or HTTP.
  */
 import { firstRows, type LoadedSeed, loadSeed } from "../push/submit.js";
-import { formatProblem, formatWarning, safe } from "../seed/index.js";
+import { formatProblem, formatWarning, safe } from "../seed/format.js";
 import { type CommandContext, type CommandRun, UsageError } from "./types.js";
 
 const MAX_LISTED = 50;

@@ -5,7 +5,9 @@
 
 import type { DatabaseTarget } from "../config/index.js";
 import { openStore } from "../store/open.js";
-import { createSink, type OutputFormat, type TableOptions } from "./format/index.js";
+import { createSink } from "./format/create.js";
+import type { OutputFormat } from "./format/defaults.js";
+import type { TableOptions } from "./format/table.js";
 import { StreamOutput } from "./stream-output.js";
 
 export interface QueryRun {

@@ -13,7 +13,7 @@ export const runReplay: CommandRun = async (ctx) =>
     out: ctx.out,
   });
 
-export async function replayCommand(
+async function replayCommand(
   cfg: Config,
   opts: { companyId: number | undefined; logger: Logger; out: (line: string) => void },
 ): Promise<number> {

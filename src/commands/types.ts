@@ -94,15 +94,6 @@ export function atLeast(flags: Flags, name: string, min: number): number | undef
   return n;
 }
 
-export function numberFlag(flags: Flags, name: string): number | undefined {
-  const v = flags[name];
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (typeof v !== "string" || v.trim() === "" || !Number.isFinite(n))
-    throw new UsageError(`--${name} expects a number, got "${String(v)}"`);
-  return n;
-}
-
 export class UsageError extends UserError {
   override name = "UsageError";
 }

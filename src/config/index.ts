@@ -28,7 +28,10 @@ export type { Config } from "./schema.js";
 export type AuthConfig = NonNullable<Config["auth"]>;
 export type CompanyConfig = Config["companies"][number];
 
-/** Which file to read: --config, else TAS_CONFIG, else ./tas-sync.config.json. */
+/**
+ * Which file to read: --config, else TAS_CONFIG, else ./tas-sync.config.json.
+ * @public cli.ts calls it on the module it loads with import(), which knip does not follow.
+ */
 export function configPath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   return resolve(flag ?? env.TAS_CONFIG ?? "tas-sync.config.json");
 }

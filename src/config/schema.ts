@@ -18,7 +18,7 @@ const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
 const HTTP = ["http:", "https:"] as const;
 const REDIS = ["redis:", "rediss:"] as const;
 
-export const DEFAULT_SYNC_EVERY_MS = 15 * 60_000;
+const DEFAULT_SYNC_EVERY_MS = 15 * 60_000;
 /** A company is stale when its last success is older than this many schedule periods. */
 export const STALE_PERIODS = 3;
 
@@ -84,7 +84,7 @@ const timeoutOrNone = z.string().transform((value, ctx) => {
 });
 
 /** `query`: bounds of `tas-sync query`. */
-export const querySettings = z.strictObject({
+const querySettings = z.strictObject({
   timeout: timeoutOrNone.default(60_000),
   maxRows: z.number().int().min(0).default(1000),
 });

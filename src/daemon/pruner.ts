@@ -10,7 +10,7 @@ import type { Metrics } from "../metrics.js";
 import { describeRemoved, prune } from "../retention/prune.js";
 import type { Store } from "../store/port.js";
 
-export const PRUNE_EVERY_MS = 24 * 3_600_000;
+const PRUNE_EVERY_MS = 24 * 3_600_000;
 const FIRST_AFTER_MS = 5 * 60_000;
 
 export interface PrunerDeps {

@@ -9,7 +9,7 @@ import { compareEntities } from "./report.js";
 import type { NewSchemaChange as SchemaChangeNote } from "./types.js";
 
 /** Changes listed per group; the rest are counted (a run may find hundreds, e.g. a new list of values). */
-export const LISTED_PER_GROUP = 20;
+const LISTED_PER_GROUP = 20;
 
 export interface DriftGroup {
   entity: string;
@@ -55,7 +55,7 @@ export function groupChanges(changes: readonly SchemaChangeNote[], listed = LIST
  * `company 5251, run 12: 3 schema change(s) (plan: 1 added, 1 new_value; mobile_app_metadata:ANDROID: 1 type_changed)`,
  * and `; 4 record(s) refused for them` when refused records showed some.
  */
-export function driftSummary(companyId: number, runId: number, groups: readonly DriftGroup[]): string {
+function driftSummary(companyId: number, runId: number, groups: readonly DriftGroup[]): string {
   const total = groups.reduce((n, g) => n + g.count, 0);
   const refused = groups.reduce((n, g) => n + g.changes.reduce((m, c) => m + (c.refused ?? 0), 0), 0);
   const byEntity = new Map<string, string[]>();

@@ -8,7 +8,7 @@ import type { ObservedPath } from "./port.js";
 import { compareEntities, percent, shareOf, typeCounts, typesText } from "./report.js";
 import { valuePolicy } from "./values.js";
 
-export const NOT_OBSERVED = "not observed yet";
+const NOT_OBSERVED = "not observed yet";
 
 /** A path of an entity, with the words that name it in an answer. */
 interface Place {

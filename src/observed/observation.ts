@@ -11,9 +11,9 @@ import {
 import { valuePolicy } from "./values.js";
 
 /** Paths kept per observation (a hostile service could send endless distinct keys). */
-export const MAX_PATHS = 5000;
+const MAX_PATHS = 5000;
 /** Longest string listed as a value: a longer one makes its path capped (free text). */
-export const MAX_VALUE = 100;
+const MAX_VALUE = 100;
 
 export function jsonTypeIndex(v: unknown): number {
   switch (typeof v) {

@@ -7,7 +7,7 @@
  * Inside an entity, nested objects give dotted paths (`glEsVersion.major`), list items `[]`.
  * Pure: no I/O.
  */
-import { readMetadata } from "../normalize/index.js";
+import { readMetadata } from "../normalize/mobile-app.js";
 
 export type RecordKind = "plan" | "scheduled_report";
 

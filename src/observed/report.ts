@@ -82,7 +82,7 @@ export function percent(share: number): string {
 }
 
 /** One observed path as `schema --json` prints it (snake_case, like every JSON report). */
-export function pathJson(p: ObservedPath, entityCount: number | null) {
+function pathJson(p: ObservedPath, entityCount: number | null) {
   const share = shareOf(p, entityCount);
   return {
     company_id: p.companyId,
@@ -129,7 +129,7 @@ export function cappedText(p: Pick<ObservedPath, "entity" | "path">, valueCap: n
 }
 
 /** `YES 50, NO 40`; `(more than 50)` or `(not kept)` when capped; "" when the path holds no string. */
-export function valuesText(
+function valuesText(
   p: Pick<ObservedPath, "entity" | "path" | "values" | "valuesCapped">,
   valueCap: number,
 ): string {

@@ -33,7 +33,7 @@ export async function retryFailed(
 }
 
 /** `set-parent-id KEY ID` on a row that is not waiting for an id. */
-export class NotWaitingForIdError extends UserError {
+class NotWaitingForIdError extends UserError {
   override name = "NotWaitingForIdError";
 }
 

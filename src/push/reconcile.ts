@@ -68,8 +68,7 @@ export class PushReconciler {
     return { queued, ready, probes };
   }
 
-  /** A round every `everyMs` until stop(); a failed round is logged, and the next one runs. */
-  /** `everyMs`: push.reconcileEveryMs. */
+  /** A round every `everyMs` (push.reconcileEveryMs) until stop(); a failed round is logged, and the next one runs. */
   start(everyMs: number, opts: RequeueOptions = {}): void {
     this.stop();
     this.#timer = setInterval(() => {

@@ -6,7 +6,7 @@
  */
 import type { AttemptKnowledge, OutboxStore, RowFilter, Settle } from "../store/port-outbox.js";
 
-export const PARENT_ID_UNKNOWN = "PARENT_ID_UNKNOWN";
+const PARENT_ID_UNKNOWN = "PARENT_ID_UNKNOWN";
 
 /** Why a child waits: said in its row (last_error) and by push-failures / status. */
 function waitingForParent(parentKey: string): Settle {

@@ -1,7 +1,9 @@
 /** Validate a seed file against the config, then record its rows and queue the ready ones (optionally waiting). */
 import { resolve } from "node:path";
 import type { Config } from "../config/index.js";
-import { readSeedFile, type SeedCheck, type SeedProblem, type SeedRow } from "../seed/index.js";
+import type { SeedCheck } from "../seed/parse.js";
+import { readSeedFile } from "../seed/read.js";
+import type { SeedProblem, SeedRow } from "../seed/types.js";
 import type { NewRequest, OutboxStore, RecordResult } from "../store/port-outbox.js";
 import type { PushOps } from "./operations.js";
 import { type WaitOptions, type WaitResult, waitForBatch } from "./wait.js";
@@ -90,8 +92,10 @@ export interface SubmitOptions {
   batchId: string;
   /** Told once the rows are recorded and queued, before any wait. */
   onSubmitted?: (submitted: Submitted) => void | Promise<void>;
-  /** Wait until the batch settles, running the workers (`startWorker`) and the reconciler meanwhile. */
-  /** `reconcileEveryMs`: push.reconcileEveryMs. */
+  /**
+   * Wait until the batch settles, running the workers (`startWorker`) and the reconciler meanwhile
+   * (every `reconcileEveryMs`: push.reconcileEveryMs).
+   */
   wait?: WaitOptions & { startWorker(): void; reconcileEveryMs: number };
 }
 

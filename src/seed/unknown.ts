@@ -9,7 +9,7 @@ import { ALIASES, STEERING_FIELDS } from "./fields.js";
 import type { RawRecord, SeedWarning } from "./types.js";
 
 /** Every field a row may have: the create body, the steering fields, the aliases. */
-export const KNOWN_FIELDS: readonly string[] = [
+const KNOWN_FIELDS: readonly string[] = [
   ...STEERING_FIELDS,
   ...Object.keys(createScenarioBodySchema.shape),
   ...ALIASES.map(([alias]) => alias),
@@ -36,10 +36,6 @@ export function suggestField(name: string): string | null {
     }
   }
   return best;
-}
-
-export function isKnownField(name: string): boolean {
-  return KNOWN.has(name);
 }
 
 function describe(kind: "field" | "column", name: string): string {

@@ -8,7 +8,7 @@ import type { Context } from "hono";
 import { withDeadline } from "../deadline.js";
 import type { HomeCompany, HomeView } from "./home-view.js";
 
-export const HOME_REFRESH_SECONDS = 30;
+const HOME_REFRESH_SECONDS = 30;
 
 const HEADERS = {
   "Content-Type": "text/html; charset=utf-8",

@@ -19,7 +19,7 @@ export interface SimulatorSummary {
  * others override it. Overrides are complete password-grant objects because the config schema
  * (src/config.ts) accepts an auth block only as a whole, not as a username/password patch.
  */
-export function tasSyncConfig(sim: Pick<SimulatorSummary, "baseUrl" | "tokenUrl" | "companies">) {
+function tasSyncConfig(sim: Pick<SimulatorSummary, "baseUrl" | "tokenUrl" | "companies">) {
   const login = (c: SimCompanyInfo | undefined) => ({
     tokenUrl: sim.tokenUrl,
     clientId: SIM_CLIENT_ID,

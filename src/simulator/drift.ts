@@ -9,7 +9,7 @@
 import type { JsonList } from "./json-list.js";
 import { deriveSeed, Rng } from "./prng.js";
 
-export const DRIFT_LABELS = ["nightly"];
+const DRIFT_LABELS = ["nightly"];
 export const DRIFT_SCREENSHOT = "ON_FAILURE_ONLY";
 const DRIFT_STREAM = 0xd71f;
 const LABELS_RATE = 0.3;

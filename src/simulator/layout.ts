@@ -4,12 +4,12 @@
  * ids stay unique across companies for any --plans / --reports count.
  */
 
-export const FIRST_COMPANY_ID = 5251;
+const FIRST_COMPANY_ID = 5251;
 /** The documented example report id (`.../scheduled/132?companyId=5251`). */
-export const FIRST_REPORT_ID = 132;
-export const PROJECTS_PER_COMPANY = 3;
+const FIRST_REPORT_ID = 132;
+const PROJECTS_PER_COMPANY = 3;
 /** Ids reserved after each company's plans and never listed: stand-ins for deleted plans. */
-export const DELETED_PLANS_PER_COMPANY = 10;
+const DELETED_PLANS_PER_COMPANY = 10;
 const FIRST_PLAN_ID = 1001;
 const FIRST_APP_ID = 7001;
 const APP_IDS_PER_COMPANY = 20;

@@ -42,7 +42,7 @@ const IOS: readonly AppSeed[] = [
 ];
 
 /** "YYYY-MM-DD HH:MM:SS", no zone, as the service prints it. */
-export function serviceDateTime(epochMs: number): string {
+function serviceDateTime(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(0, 19).replace("T", " ");
 }
 

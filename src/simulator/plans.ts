@@ -46,7 +46,7 @@ const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
 /** Plan index i is mobile when i % 3 === 2: a third of the plans, independent of the seed. */
-export function isMobileIndex(i: number): boolean {
+function isMobileIndex(i: number): boolean {
   return i % 3 === 2;
 }
 

@@ -4,7 +4,7 @@
  */
 
 /** mulberry32: tiny, fast and good enough for test data; returns floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
+function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

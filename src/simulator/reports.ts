@@ -31,7 +31,7 @@ const BASE_MS = 1_704_067_200_000;
 const DAY_MS = 86_400_000;
 
 /** ISO 8601 UTC with whole seconds: "2025-02-06T12:51:07Z". */
-export function isoSeconds(epochMs: number): string {
+function isoSeconds(epochMs: number): string {
   return new Date(epochMs).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 

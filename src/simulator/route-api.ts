@@ -34,7 +34,7 @@ export function authorize(ctx: RequestContext, errorName: string): number | unde
 }
 
 /** Whose token the request carries; a company whose credentials are refused (a fault) has none. */
-export function tokenCompany(ctx: RequestContext): TokenCheck {
+function tokenCompany(ctx: RequestContext): TokenCheck {
   const check = ctx.state.tokens.check(headerValue(ctx.req, "authorization"), ctx.nowMs);
   if (check.ok && check.companyId === ctx.state.faults.refuseCompanyId)
     return { ok: false, reason: "invalid" };

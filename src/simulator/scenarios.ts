@@ -37,7 +37,7 @@ export interface AdminScenario {
 }
 
 /** java_test_class is source_file without its extension ("Works.spec" gives "Works"). */
-export function javaTestClass(sourceFile: string): string {
+function javaTestClass(sourceFile: string): string {
   const dot = sourceFile.lastIndexOf(".");
   return dot > 0 ? sourceFile.slice(0, dot) : sourceFile;
 }

@@ -12,7 +12,7 @@ export const LEASE_MS = 60_000;
 
 export type Held = { ok: true; token: string } | { ok: false; holder: Lease };
 
-export async function takeLease(
+async function takeLease(
   runs: RunStore,
   companyId: number,
   me: Owner,

@@ -4,7 +4,8 @@
  * the transaction: ./stored-texts.ts), and the contract decides on each new or changed record
  * first. Its last operation writes the paths it touched and the changes it found.
  */
-import { normalizePlan, parseJson } from "../normalize/index.js";
+import { normalizePlan } from "../normalize/plan.js";
+import { parseJson } from "../normalize/record.js";
 import { AcceptedSchema, type ContractMode } from "../observed/contract.js";
 import { Observation, type PathNode } from "../observed/observation.js";
 import type { RecordKind } from "../observed/paths.js";

@@ -12,18 +12,18 @@
  * eight times the promoted bytes, and about 100 MB more RSS in bench:sync's full sync.
  */
 import { hash } from "node:crypto";
-import { type PlanRead, readPlan } from "../normalize/index.js";
+import { type PlanRead, readPlan } from "../normalize/read.js";
 import type { SnapshotIndex } from "../store/port-snapshot.js";
 import { Spool } from "./spool.js";
 
 /** Bytes of new or changed elements read during the download; the rest waits in the spool. */
-export const READ_AHEAD_BYTES = 1024 * 1024;
+const READ_AHEAD_BYTES = 1024 * 1024;
 
 /**
  * Bytes of elements that the company's newest sync rejected, kept in memory beside that budget:
  * a list that keeps a large bad element must not write it to a spool file run after run.
  */
-export const REJECTED_AGAIN_BYTES = 16 * 1024 * 1024;
+const REJECTED_AGAIN_BYTES = 16 * 1024 * 1024;
 
 /** SHA-256 (hex) of a record as received (its UTF-8 bytes): the content_hash column. */
 export function contentHash(bytes: Uint8Array | string): string {

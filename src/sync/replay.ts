@@ -5,7 +5,8 @@
  * under the company's lease, recorded as a run (trigger `replay`). Idempotent: a stored record
  * keeps its version and its sightings; only an admitted record (new content) opens a version.
  */
-import { normalizePlan, readPlan, readReport } from "../normalize/index.js";
+import { normalizePlan } from "../normalize/plan.js";
+import { readPlan, readReport } from "../normalize/read.js";
 import { emptyCounts, type RunCounts, type RunEnd } from "../store/port-runs.js";
 import type { SnapshotIndex, SnapshotOp, SnapshotOps, StoredRecord } from "../store/port-snapshot.js";
 import type { PlanRowSet, ReportRowSet } from "../tables/index.js";
@@ -64,7 +65,7 @@ interface ReplayInput {
  * the newest snapshot rejected and that read now: admitted (`inserted` or `updated`); those
  * that still do not: `rejected` (their reasons stay with the snapshot that met them).
  */
-export function* replayOps(index: SnapshotIndex, input: ReplayInput): SnapshotOps {
+function* replayOps(index: SnapshotIndex, input: ReplayInput): SnapshotOps {
   const { counts, errors, observer } = input;
   for (const r of input.live.records()) {
     const op = rewrite(input, r);

@@ -1,6 +1,6 @@
 /** The reports of a snapshot: what each fetched (or failed) report changes. */
 import { AccessDeniedError, type ApiError, NotFoundError } from "../api/errors.js";
-import { readReport } from "../normalize/index.js";
+import { readReport } from "../normalize/read.js";
 import type { RunCounts } from "../store/port-runs.js";
 import type { SnapshotIndex, SnapshotOp } from "../store/port-snapshot.js";
 import type { RunObserver } from "./observing.js";

@@ -5,7 +5,7 @@
  * reading the spooled elements (those past the read-ahead budget).
  */
 import type { ApiError } from "../api/errors.js";
-import { normalizePlan } from "../normalize/index.js";
+import { normalizePlan } from "../normalize/plan.js";
 import { truncate } from "../normalize/text.js";
 import type { RunCounts, RunEnd } from "../store/port-runs.js";
 import type { SnapshotEnd, SnapshotIndex, SnapshotOp, SnapshotOps } from "../store/port-snapshot.js";

@@ -18,7 +18,6 @@ import type {
   scenarioRequests,
   scenarios,
   scheduledReports,
-  syncRuns,
 } from "./sqlite/index.js";
 
 export type PlanRow = typeof plans.$inferInsert;
@@ -31,7 +30,6 @@ export type MobileAppRow = typeof mobileApps.$inferInsert;
 export type PlanMobileAppRow = typeof planMobileApps.$inferInsert;
 export type ReportRow = typeof scheduledReports.$inferInsert;
 export type ReportAlertRow = typeof reportAlerts.$inferInsert;
-export type SyncRunRow = typeof syncRuns.$inferSelect;
 /** The push outbox: one row per seed-file row, keyed by its idempotency key. */
 export type ScenarioRequestRow = typeof scenarioRequests.$inferSelect;
 /** Every scenario the service created for us, as it answered (seed 2.1). */

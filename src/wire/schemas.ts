@@ -23,7 +23,7 @@ const stringMap = z.custom<Record<string, string>>(
   { message: "expected an object of strings" },
 );
 
-export const periodSchema = z.looseObject({
+const periodSchema = z.looseObject({
   period_type: opt(z.string()),
   start_date: opt(int),
   end_date: opt(int),
@@ -66,7 +66,7 @@ export const planSchema = z.looseObject({
   selected_ios_mobile_app: opt(mobileAppSchema),
 });
 
-export const reportAlertSchema = z.looseObject({
+const reportAlertSchema = z.looseObject({
   alert_type: opt(z.string()),
   alert_sending_status: opt(z.string()),
   target: opt(z.string()),
@@ -153,11 +153,8 @@ export const tokenResponseSchema = z.looseObject({
 });
 
 export type WirePlan = z.infer<typeof planSchema>;
-export type WirePeriod = z.infer<typeof periodSchema>;
 export type WireMobileApp = z.infer<typeof mobileAppSchema>;
 export type WireReport = z.infer<typeof scheduledReportSchema>;
-export type WireReportAlert = z.infer<typeof reportAlertSchema>;
 export type WireScenario = z.infer<typeof scenarioSchema>;
 export type WireParentScenario = z.infer<typeof parentScenarioSchema>;
 export type CreateScenarioBody = z.infer<typeof createScenarioBodySchema>;
-export type TokenResponse = z.infer<typeof tokenResponseSchema>;

@@ -8,7 +8,7 @@ import { StaticTokenProvider } from "../../src/api/auth.js";
 import { TasClient } from "../../src/api/client.js";
 import { ResponseFormatError, ResponseTooLargeError } from "../../src/api/errors.js";
 import { HttpTransport } from "../../src/api/http.js";
-import { readReport } from "../../src/normalize/index.js";
+import { readReport } from "../../src/normalize/read.js";
 import {
   type HostileServer,
   planListParts,

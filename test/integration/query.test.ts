@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { OutputFormat } from "../../src/commands/format/index.js";
+import type { OutputFormat } from "../../src/commands/format/defaults.js";
 import { runQuery } from "../../src/commands/query-run.js";
 import { databaseTarget } from "../../src/config/index.js";
 import { runCli } from "./push-harness.js";

@@ -2,13 +2,14 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { pino } from "pino";
-import { Metrics, queueJobCounts } from "../../src/metrics.js";
+import { Metrics } from "../../src/metrics.js";
+import { JOB_STATES } from "../../src/queue/inspect.js";
 import { Secret } from "../../src/secret.js";
 import { type RunningServer, type ServerOptions, startServer } from "../../src/server/index.js";
 import { bounded } from "../support/bounded.js";
 import { testPrefix } from "../support/owner.js";
 
-export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 export const USER = "ops";
 export const PASSWORD = "correct horse battery staple";
 
@@ -40,7 +41,11 @@ export async function testQueues(names: string[]): Promise<TestQueues> {
 
 /** A server over the given queues, with metrics that count their jobs; overrides win. */
 export function startTestServer(queues: Queue[], over: Partial<ServerOptions> = {}): Promise<RunningServer> {
-  const metrics = new Metrics({ freshness: async () => [], queueCounts: () => queueJobCounts(queues) });
+  const metrics = new Metrics({
+    freshness: async () => [],
+    queueCounts: () =>
+      Promise.all(queues.map(async (q) => ({ queue: q.name, counts: await q.getJobCounts(...JOB_STATES) }))),
+  });
   return startServer({
     host: "127.0.0.1",
     port: 0,

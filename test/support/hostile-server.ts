@@ -83,7 +83,7 @@ export function streamBody(
 }
 
 /** A valid plan of `bytes` bytes or a little more, as JSON text. */
-export function planText(id: number, companyId: number, bytes: number): string {
+function planText(id: number, companyId: number, bytes: number): string {
   const base = { id, company_id: companyId, plan_name: "", scenarios: [1, 2, 3] };
   const pad = Math.max(0, bytes - JSON.stringify(base).length);
   return JSON.stringify({ ...base, plan_name: "p".repeat(pad) });

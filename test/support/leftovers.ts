@@ -13,7 +13,7 @@ import pg from "pg";
 import { HOST, ownerAlive, ownerIn } from "./owner.js";
 
 /** A name without an owner is a leftover when older than this: no run lasts that long. */
-export const UNOWNED_MAX_AGE_MS = 6 * 3_600_000;
+const UNOWNED_MAX_AGE_MS = 6 * 3_600_000;
 
 export interface SweepOptions {
   now?: number;

@@ -63,7 +63,7 @@ export const garbage: fc.Arbitrary<unknown> = fc.oneof(
  * One-key objects whose key is a name every JavaScript object has ("__proto__", "constructor",
  * "prototype"), as JSON.parse makes them: own keys, the value a string or anything at all.
  */
-export const reservedKeyMap: fc.Arbitrary<unknown> = fc
+const reservedKeyMap: fc.Arbitrary<unknown> = fc
   .tuple(
     fc.constantFrom("__proto__", "constructor", "prototype"),
     fc.oneof(fc.string({ maxLength: 12 }), garbage),

@@ -1,13 +1,10 @@
 /** The streaming output formats of `query`: table, csv, json, ndjson. */
 import { describe, expect, it } from "vitest";
-import {
-  createSink,
-  csvField,
-  displayWidth,
-  type OutputFormat,
-  type TableOptions,
-  tableSink,
-} from "../../src/commands/format/index.js";
+import { createSink } from "../../src/commands/format/create.js";
+import { csvField } from "../../src/commands/format/csv.js";
+import type { OutputFormat } from "../../src/commands/format/defaults.js";
+import { type TableOptions, tableSink } from "../../src/commands/format/table.js";
+import { displayWidth } from "../../src/commands/format/width.js";
 
 /** Runs a sink over the rows; returns every piece written, in order. */
 function render(

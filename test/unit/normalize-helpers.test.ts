@@ -1,12 +1,8 @@
 import { describe, expect, it } from "vitest";
-import {
-  epochMsToIso,
-  isoToUtc,
-  mobileCreatedAtToIso,
-  parseDaysOfWeek,
-  parseMobileMetadata,
-  parseResolution,
-} from "../../src/normalize/index.js";
+import { parseDaysOfWeek } from "../../src/normalize/days.js";
+import { parseMobileMetadata } from "../../src/normalize/mobile-app.js";
+import { parseResolution } from "../../src/normalize/resolution.js";
+import { epochMsToIso, isoToUtc, mobileCreatedAtToIso } from "../../src/normalize/time.js";
 
 describe("epochMsToIso", () => {
   it.each([

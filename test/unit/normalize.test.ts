@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { normalizeMobileApp, normalizePlan, normalizeReport } from "../../src/normalize/index.js";
+import { normalizeMobileApp } from "../../src/normalize/mobile-app.js";
+import { normalizePlan } from "../../src/normalize/plan.js";
+import { normalizeReport } from "../../src/normalize/report.js";
 import { planSchema, scheduledReportSchema, type WirePlan } from "../../src/wire/schemas.js";
 
 /** Fixtures go through the wire schema, so they are shapes the client really hands over. */

@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type PlanRead, type ReportRead, readPlan, readReport } from "../../src/normalize/index.js";
+import { type PlanRead, type ReportRead, readPlan, readReport } from "../../src/normalize/read.js";
 import { garbage, planLike, recordText, reportLike, weirdString } from "../support/wire-arbitraries.js";
 
 const COMPANY = 5251;

@@ -1,7 +1,8 @@
 /** CSV seed files: RFC 4180 quoting, line numbers of records, coercion of cells. */
 import { describe, expect, it } from "vitest";
 import { tokenizeCsv } from "../../src/seed/csv-tokenize.js";
-import { parseSeed, type SeedOptions, type SeedParseResult } from "../../src/seed/index.js";
+import { parseSeed } from "../../src/seed/parse.js";
+import type { SeedOptions, SeedParseResult } from "../../src/seed/types.js";
 
 const encoder = new TextEncoder();
 const HEADER = "company_id,project_id,scenario_name,source_file";

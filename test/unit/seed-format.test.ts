@@ -1,6 +1,8 @@
 /** File names to formats, problem lines, and the example seed files read from disk. */
 import { describe, expect, it } from "vitest";
-import { formatFromPath, formatProblem, readSeedFile, SeedFormatError } from "../../src/seed/index.js";
+import { SeedFormatError } from "../../src/seed/errors.js";
+import { formatFromPath, formatProblem } from "../../src/seed/format.js";
+import { readSeedFile } from "../../src/seed/read.js";
 
 describe("formatFromPath", () => {
   it.each([

@@ -1,6 +1,7 @@
 /** The seed reader on files as they come from spreadsheets, editors and attackers. */
 import { describe, expect, it } from "vitest";
-import { parseSeed, type SeedFormat, type SeedParseResult } from "../../src/seed/index.js";
+import { parseSeed } from "../../src/seed/parse.js";
+import type { SeedFormat, SeedParseResult } from "../../src/seed/types.js";
 
 const encoder = new TextEncoder();
 const BOM = [0xef, 0xbb, 0xbf];

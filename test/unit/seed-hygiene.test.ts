@@ -4,15 +4,11 @@
  * characters.
  */
 import { describe, expect, it } from "vitest";
-import {
-  editDistance,
-  formatProblem,
-  formatWarning,
-  parseSeed,
-  type SeedFormat,
-  type SeedOptions,
-  suggestField,
-} from "../../src/seed/index.js";
+import { formatProblem, formatWarning } from "../../src/seed/format.js";
+import { parseSeed } from "../../src/seed/parse.js";
+import type { SeedFormat, SeedOptions } from "../../src/seed/types.js";
+import { suggestField } from "../../src/seed/unknown.js";
+import { editDistance } from "../../src/text/suggest.js";
 
 const encoder = new TextEncoder();
 const parse = (text: string, format: SeedFormat, opts: SeedOptions = {}) =>

@@ -1,7 +1,8 @@
 /** JSON-array seed files: the line of each element, and one problem for a syntax error. */
 import { describe, expect, it } from "vitest";
-import { parseSeed, type SeedParseResult } from "../../src/seed/index.js";
 import { JsonArrayScanner, type JsonElement, type ScanProblem } from "../../src/seed/json-scan.js";
+import { parseSeed } from "../../src/seed/parse.js";
+import type { SeedParseResult } from "../../src/seed/types.js";
 
 /** The scanner over the text cut into parts of `size` characters. */
 function scanJsonArray(text: string, size = text.length): { elements: JsonElement[] } | ScanProblem {

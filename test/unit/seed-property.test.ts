@@ -1,13 +1,8 @@
 /** parseSeed is total: any bytes, any format, give rows and problems with usable line numbers. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  checkSeed,
-  parseSeed,
-  type SeedFormat,
-  type SeedParseResult,
-  validRows,
-} from "../../src/seed/index.js";
+import { checkSeed, parseSeed, validRows } from "../../src/seed/parse.js";
+import type { SeedFormat, SeedParseResult } from "../../src/seed/types.js";
 import { garbage, weirdNumber, weirdString } from "../support/wire-arbitraries.js";
 
 const encoder = new TextEncoder();

@@ -1,7 +1,8 @@
 /** A JSON object with the same key twice is refused with its line, in every format that holds JSON. */
 import { describe, expect, it } from "vitest";
-import { parseSeed, type SeedFormat, type SeedParseResult } from "../../src/seed/index.js";
 import { repeatedKey } from "../../src/seed/json-keys.js";
+import { parseSeed } from "../../src/seed/parse.js";
+import type { SeedFormat, SeedParseResult } from "../../src/seed/types.js";
 
 const encoder = new TextEncoder();
 const problems = (r: SeedParseResult) => r.invalid.map((p) => `${p.line} ${p.field ?? "-"}: ${p.reason}`);

@@ -1,6 +1,7 @@
 /** Row validation and the checks between rows, through NDJSON (the formats are tested apart). */
 import { describe, expect, it } from "vitest";
-import { parseSeed, type SeedOptions, type SeedParseResult } from "../../src/seed/index.js";
+import { parseSeed } from "../../src/seed/parse.js";
+import type { SeedOptions, SeedParseResult } from "../../src/seed/types.js";
 
 const encoder = new TextEncoder();
 

@@ -16,7 +16,7 @@ const SPECIALS = /[\\\t\n\r]/g;
 const ESCAPES: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
 
 /** Text already in the format: a value written into several rows is escaped once. */
-export class CopyEscaped {
+class CopyEscaped {
   readonly text: string;
   constructor(value: string) {
     this.text = copyField(value);
@@ -24,7 +24,7 @@ export class CopyEscaped {
 }
 
 /** One field of the text format: \N for null, t/f, backslash, tab, newline and CR escaped. */
-export function copyField(v: unknown): string {
+function copyField(v: unknown): string {
   if (v === null || v === undefined) return "\\N";
   if (v instanceof CopyEscaped) return v.text;
   if (typeof v === "boolean") return v ? "t" : "f";

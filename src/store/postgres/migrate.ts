@@ -11,7 +11,7 @@ import type { Db, Pool } from "./pool.js";
 
 const TABLE = `"drizzle"."__drizzle_migrations"`;
 /** The lock's key: "tas-sync" in ASCII, far above any company id (those key the apply lock). */
-export const MIGRATION_LOCK = "8386095523001004643";
+const MIGRATION_LOCK = "8386095523001004643";
 
 /** Returns how many migrations this call applied. */
 export async function migratePostgres(pool: Pool): Promise<number> {

@@ -36,14 +36,6 @@ export async function pluck<T>(db: Db, text: string, values: unknown[] = []): Pr
   return rows.map((r) => Object.values(r)[0] as T);
 }
 
-/** `"column" AS "key", ...` of a table (optionally of an alias), for rows in $inferSelect shape. */
-export function selectList(table: PgTable, alias?: string): string {
-  const prefix = alias ? `${alias}.` : "";
-  return Object.entries(getTableColumns(table))
-    .map(([key, col]) => `${prefix}"${col.name}" AS "${key}"`)
-    .join(", ");
-}
-
 export interface BatchOptions {
   /** Columns (by key) to overwrite when the primary key exists; omit for plain INSERT. */
   upsertKeys?: string[];

@@ -21,7 +21,7 @@ import { schemaChanges, schemaPaths, schemaValues } from "../../../tables/postgr
 import type { Db, Pool } from "../pool.js";
 import { batchInserter, run } from "../sql.js";
 
-export async function observed(db: Db, companyId?: number): Promise<ObservedPath[]> {
+async function observed(db: Db, companyId?: number): Promise<ObservedPath[]> {
   const where = companyId === undefined ? "" : "WHERE company_id = $1";
   const args = companyId === undefined ? [] : [companyId];
   const rows = (

@@ -21,7 +21,7 @@ import { compileInsert, overwrite } from "../binder.js";
 import type { Sqlite } from "../connection.js";
 import { perConnection, prepared } from "../prepared.js";
 
-export function observed(sqlite: Sqlite, companyId?: number): ObservedPath[] {
+function observed(sqlite: Sqlite, companyId?: number): ObservedPath[] {
   const where = companyId === undefined ? "" : "WHERE company_id = ?";
   const args = companyId === undefined ? [] : [companyId];
   const rows = sqlite

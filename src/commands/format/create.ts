@@ -8,14 +8,6 @@ import { jsonSink, ndjsonSink } from "./json.js";
 import type { RowSink, Write } from "./sink.js";
 import { type TableOptions, tableSink } from "./table.js";
 
-export { type CsvOptions, csvField, csvSink } from "./csv.js";
-export type { OutputFormat } from "./defaults.js";
-export { jsonSink, ndjsonSink } from "./json.js";
-export type { RowSink, Write } from "./sink.js";
-export { type TableOptions, tableSink } from "./table.js";
-export { valueJson, valueText } from "./value.js";
-export { displayWidth, fitWidth, truncateToWidth } from "./width.js";
-
 /** The sink of a format; `table` options apply to the table only, `csv` ones to csv. */
 export function createSink(
   format: OutputFormat,
