@@ -85,7 +85,7 @@ async function main(): Promise<Figures> {
         valid: seed.validCount,
         problems: seed.problems.length,
         recorded: recorded.recorded,
-        queued: ready.length,
+        queued: ready,
         checkedMb,
         recordedMb,
       };

@@ -129,6 +129,45 @@ export async function queueReady(
   filter: RowFilter = {},
   onFailed?: (keys: readonly string[]) => Promise<void>,
 ): Promise<string[]> {
+  await settleOrphans(outbox, now, filter, onFailed);
+  return outbox.takeReady(now, filter);
+}
+
+/** Rows taken per page by queueReadyInPages: what a page's jobs are added in (queue/push.ts adds 1,000 a call, 4 in flight). */
+export const READY_PAGE = 4000;
+
+/**
+ * queueReady a page at a time: each page of ready rows is queued (its own transaction) and then
+ * handed to `onPage` (which gives them their jobs) before the next is taken, so that a push of a
+ * million rows holds one page of keys, not a million. Returns how many rows were queued. A
+ * process stopped between a page's transaction and its jobs leaves its rows queued without a
+ * job: the reconciler's next round gives them one (push/reconcile.ts), as for any queued row.
+ */
+export async function queueReadyInPages(
+  outbox: OutboxStore,
+  now: string,
+  filter: RowFilter,
+  onPage: (keys: readonly string[]) => Promise<void>,
+  onFailed?: (keys: readonly string[]) => Promise<void>,
+): Promise<number> {
+  await settleOrphans(outbox, now, filter, onFailed);
+  let taken = 0;
+  for (let after: string | undefined; ; ) {
+    const keys = await outbox.takeReady(now, filter, { limit: READY_PAGE, after });
+    if (keys.length) await onPage(keys);
+    taken += keys.length;
+    if (keys.length < READY_PAGE) return taken;
+    after = keys[keys.length - 1];
+  }
+}
+
+/** The first half of queueReady: what the parents decide for the unsettled rows below them. */
+async function settleOrphans(
+  outbox: OutboxStore,
+  now: string,
+  filter: RowFilter,
+  onFailed?: (keys: readonly string[]) => Promise<void>,
+): Promise<void> {
   const blocked = new Map<string, string[]>();
   for (const o of await outbox.orphans(filter)) {
     if (o.parentStatus === "failed") {
@@ -147,7 +186,6 @@ export async function queueReady(
     }
   }
   for (const [parentKey, keys] of blocked) await blockUnder(outbox, keys, parentKey, now);
-  return outbox.takeReady(now, filter);
 }
 
 /**
