@@ -9,7 +9,7 @@
 import type { Logger } from "../log.js";
 import type { OutboxStore, RowFilter } from "../store/port-outbox.js";
 import type { SettledRows } from "./failure-log.js";
-import { queueReadyInPages, READY_PAGE } from "./settle.js";
+import { eachPage, queueReadyInPages, READY_PAGE } from "./settle.js";
 
 /** Where the reconciler's keys go: the push queue (queue/push.ts). */
 export interface PushJobs {
@@ -58,20 +58,16 @@ export class PushReconciler {
   }
 
   /**
-   * Queued rows first, then the rows that became ready, then the probes, each a page at a time:
-   * a page's keys get their jobs before the next page is read, so that a round over a million
-   * rows holds a page of keys, not a million.
+   * Queued rows first, then the rows that became ready, then the probes, a page at a time (a
+   * page's keys get their jobs while the next page is read): a round over a million rows holds
+   * two pages of keys, not a million.
    */
   async #round({ filter = {}, probe = false, message }: RequeueOptions): Promise<Requeued> {
     const now = this.now().toISOString();
-    let queued = 0;
-    for (let after: string | undefined; ; ) {
-      const keys = await this.outbox.queuedKeys(filter, { limit: READY_PAGE, after });
-      if (keys.length) await this.jobs.enqueue(keys);
-      queued += keys.length;
-      if (keys.length < READY_PAGE) break;
-      after = keys[keys.length - 1];
-    }
+    const queued = await eachPage(
+      (after) => this.outbox.queuedKeys(filter, { limit: READY_PAGE, after }),
+      (keys) => this.jobs.enqueue(keys),
+    );
     const settled = this.settled;
     const ready = await queueReadyInPages(
       this.outbox,
