@@ -68,7 +68,7 @@ export async function enqueuePhase(input: EnqueueInput): Promise<boolean> {
     // Both raw runs together: rows*2 jobs over their summed time.
     const rawRate = (rows * 2) / ((before.ms + after.ms) / 1000);
     const ratio = rate / rawRate;
-    const ok = ratio >= TARGET_RATIO && seed.validCount === rows && waiting === ready.length;
+    const ok = ratio >= TARGET_RATIO && seed.validCount === rows && waiting === ready;
 
     console.log("");
     console.log(`validate + record + enqueue a ${fmt(rows)}-row NDJSON file (no worker running)`);
@@ -77,7 +77,7 @@ export async function enqueuePhase(input: EnqueueInput): Promise<boolean> {
     );
     console.log(`  record (recordSeed)        ${fmt(t2 - t1)} ms  (${fmt(submitted.recorded)} outbox rows)`);
     console.log(
-      `  queue + enqueue (addBulk)  ${fmt(t3 - t2)} ms  (${fmt(ready.length)} jobs; ${fmt(waiting)} waiting; children wait for their parents)`,
+      `  queue + enqueue (addBulk)  ${fmt(t3 - t2)} ms  (${fmt(ready)} jobs; ${fmt(waiting)} waiting; children wait for their parents)`,
     );
     console.log(`  total                      ${fmt(t3 - t0)} ms = ${fmt(rate)} rows/s`);
     console.log(

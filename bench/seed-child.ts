@@ -57,7 +57,12 @@ async function main(): Promise<Figures> {
     return { valid: seed.validCount, problems: seed.problems.length };
   }
   if (mode === "record" && db && prefix) {
-    // What push loads past a dry run (commands/push-submit.ts), loaded only here.
+    // In the order of `tas-sync push` (commands/push.ts): the file is checked first, with what a
+    // dry run loads; then what push loads past a dry run (commands/push-submit.ts) is loaded,
+    // the store and the queue opened, the rows recorded and the ready ones queued.
+    const cfg = config(db, prefix);
+    const seed = await loadSeed(cfg, path);
+    const checkedMb = peakRssMb();
     const [{ createLogger }, { PushReconciler }, { PushQueue }, { createClients }, { openSqliteStore }] =
       await Promise.all([
         import("../src/log.js"),
@@ -66,15 +71,12 @@ async function main(): Promise<Figures> {
         import("../src/runtime.js"),
         import("../src/store/sqlite/index.js"),
       ]);
-    const cfg = config(db, prefix);
     const logger = createLogger({ level: "warn" });
     const store = openSqliteStore(db);
     const clients = createClients(cfg, logger);
     const queue = new PushQueue({ cfg, outbox: store.outbox, clients, logger });
     try {
       await queue.queue.waitUntilReady();
-      const seed = await loadSeed(cfg, path);
-      const checkedMb = peakRssMb();
       const batchId = randomUUID();
       const recorded = await recordSeed(store.outbox, seed, batchId, new Date().toISOString());
       const recordedMb = peakRssMb();
@@ -85,7 +87,7 @@ async function main(): Promise<Figures> {
         valid: seed.validCount,
         problems: seed.problems.length,
         recorded: recorded.recorded,
-        queued: ready.length,
+        queued: ready,
         checkedMb,
         recordedMb,
       };

@@ -74,7 +74,7 @@ async function run(ctx: CommandContext, cfg: Config, env: PushEnv, seed: LoadedS
 function sayRecorded(ctx: CommandContext, submitted: Submitted): void {
   const s = submitted.skipped;
   ctx.out(
-    `recorded ${submitted.recorded} row(s), queued ${submitted.toEnqueue.length} now (children follow their parents); ` +
+    `recorded ${submitted.recorded} row(s), queued ${submitted.enqueued} now (children follow their parents); ` +
       `skipped ${s.created + s.exists + s.failed} settled earlier (created ${s.created}, exists ${s.exists}, failed ${s.failed})`,
   );
   if (submitted.changedPayload.length) {

@@ -29,7 +29,7 @@ export async function retryFailed(
   // Their jobs ended (failed for good, or settled): anything left of them is removed first.
   await ops.jobs.forget(reset);
   const { ready } = await ops.reconciler.requeue();
-  return { reset: reset.length, queued: ready.length };
+  return { reset: reset.length, queued: ready };
 }
 
 /** `set-parent-id KEY ID` on a row that is not waiting for an id. */
@@ -51,7 +51,7 @@ export async function setParentId(ops: PushOps, key: string, id: number): Promis
     throw new NotWaitingForIdError(`row "${key}" does not wait for an id: ${why}`);
   }
   const { ready } = await ops.reconciler.requeue();
-  return { queued: ready.length };
+  return { queued: ready };
 }
 
 /** Held rows (of one company, or all) go on now, queued where ready. */
@@ -61,5 +61,5 @@ export async function resumeHeld(
 ): Promise<{ released: number; queued: number }> {
   const released = await ops.outbox.release(companyId, stamp(ops));
   const { ready } = await ops.reconciler.requeue({ filter: companyId === undefined ? {} : { companyId } });
-  return { released, queued: ready.length };
+  return { released, queued: ready };
 }

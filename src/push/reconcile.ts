@@ -9,7 +9,7 @@
 import type { Logger } from "../log.js";
 import type { OutboxStore, RowFilter } from "../store/port-outbox.js";
 import type { SettledRows } from "./failure-log.js";
-import { queueReady } from "./settle.js";
+import { eachPage, queueReadyInPages, READY_PAGE } from "./settle.js";
 
 /** Where the reconciler's keys go: the push queue (queue/push.ts). */
 export interface PushJobs {
@@ -19,13 +19,14 @@ export interface PushJobs {
   forget(keys: readonly string[]): Promise<void>;
 }
 
+/** How many rows a round gave a job (their keys went to the queue a page at a time, not kept). */
 export interface Requeued {
   /** Rows that were queued already (their job re-added, or kept). */
-  queued: string[];
+  queued: number;
   /** Rows that became ready now. */
-  ready: string[];
+  ready: number;
   /** Held rows sent to find out whether their company's credentials work again. */
-  probes: string[];
+  probes: number;
 }
 
 export interface RequeueOptions {
@@ -56,16 +57,30 @@ export class PushReconciler {
     return round;
   }
 
+  /**
+   * Queued rows first, then the rows that became ready, then the probes, a page at a time (a
+   * page's keys get their jobs while the next page is read): a round over a million rows holds
+   * two pages of keys, not a million.
+   */
   async #round({ filter = {}, probe = false, message }: RequeueOptions): Promise<Requeued> {
     const now = this.now().toISOString();
-    const queued = await this.outbox.queuedKeys(filter);
+    const queued = await eachPage(
+      (after) => this.outbox.queuedKeys(filter, { limit: READY_PAGE, after }),
+      (keys) => this.jobs.enqueue(keys),
+    );
     const settled = this.settled;
-    const ready = await queueReady(this.outbox, now, filter, settled && ((keys) => settled.failed(keys)));
+    const ready = await queueReadyInPages(
+      this.outbox,
+      now,
+      filter,
+      (keys) => this.jobs.enqueue(keys),
+      settled && ((keys) => settled.failed(keys)),
+    );
     const probes = probe ? await this.outbox.probeHeld(now) : [];
-    const keys = [...queued, ...ready, ...probes];
-    await this.jobs.enqueue(keys);
-    if (keys.length && message) this.logger.info({ rows: keys.length, probes: probes.length }, message);
-    return { queued, ready, probes };
+    if (probes.length) await this.jobs.enqueue(probes);
+    const rows = queued + ready + probes.length;
+    if (rows && message) this.logger.info({ rows, probes: probes.length }, message);
+    return { queued, ready, probes: probes.length };
   }
 
   /** A round every `everyMs` (push.reconcileEveryMs) until stop(); a failed round is logged, and the next one runs. */

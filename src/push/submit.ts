@@ -58,8 +58,8 @@ export function firstRows(seed: LoadedSeed, n: number): SeedRow[] {
 
 export interface Submitted extends RecordResult {
   batchId: string;
-  /** Keys given a job now (ready rows, and rows left queued by an interrupted run). */
-  toEnqueue: string[];
+  /** Rows given a job now (ready rows, and rows left queued by an interrupted run). */
+  enqueued: number;
 }
 
 /** The seed file's rows in the store's terms, one at a time (a 100,000-row file's payloads are not all held at once). */
@@ -113,7 +113,7 @@ export async function submit(
   const filter = { batchId: opts.batchId };
   const recorded = await recordSeed(ops.outbox, seed, opts.batchId, now);
   const { queued, ready } = await ops.reconciler.requeue({ filter });
-  const submitted = { ...recorded, batchId: opts.batchId, toEnqueue: [...queued, ...ready] };
+  const submitted = { ...recorded, batchId: opts.batchId, enqueued: queued + ready };
   await opts.onSubmitted?.(submitted);
   if (!opts.wait) return { submitted, waited: null };
   const { startWorker, reconcileEveryMs, ...wait } = opts.wait;

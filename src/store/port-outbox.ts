@@ -120,6 +120,15 @@ export interface RowFilter {
   companyId?: number | undefined;
 }
 
+/**
+ * One page of keys: at most `limit`, in the store's order, after the key `after` (the last key
+ * of the page before; none for the first page). A short page is the last one.
+ */
+export interface KeyPage {
+  limit: number;
+  after?: string | undefined;
+}
+
 export interface OutboxStore {
   /** Record the rows of a seed file (one transaction); read once, in order. */
   record(rows: Iterable<NewRequest>, batchId: string, sourceFile: string, now: string): Promise<RecordResult>;
@@ -129,11 +138,16 @@ export interface OutboxStore {
     rejections: readonly Rejection[],
     now: string,
   ): Promise<void>;
-  /** Pending and blocked rows (of the filter) that are ready: now queued. */
-  takeReady(now: string, filter?: RowFilter): Promise<string[]>;
+  /**
+   * Pending and blocked rows (of the filter) that are ready: now queued. With `page`, only the
+   * first `limit` of them after `after`, in the store's order (call again from the last key
+   * returned: a batch at a time, each its own transaction).
+   */
+  takeReady(now: string, filter?: RowFilter, page?: KeyPage): Promise<string[]>;
   /** Unsettled rows whose parent failed, is blocked, or exists without a known id. */
   orphans(filter?: RowFilter): Promise<Orphan[]>;
-  queuedKeys(filter?: RowFilter): Promise<string[]>;
+  /** Queued rows (of the filter); with `page`, one page of them, in the same order as takeReady's. */
+  queuedKeys(filter?: RowFilter, page?: KeyPage): Promise<string[]>;
   sendable(key: string): Promise<SendableRow | undefined>;
   get(key: string): Promise<OutboxRow | undefined>;
   /**

@@ -3,7 +3,9 @@
  * their parent, children wait for a parent whose id is unknown), on every store kind.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { afterExistsWithoutId, failWithDescendants, queueReady } from "../../src/push/settle.js";
+import { createLogger } from "../../src/log.js";
+import { PushReconciler } from "../../src/push/reconcile.js";
+import { afterExistsWithoutId, failWithDescendants, queueReady, READY_PAGE } from "../../src/push/settle.js";
 import type { Store } from "../../src/store/port.js";
 import type { NewRequest, OutboxStore } from "../../src/store/port-outbox.js";
 import { storeKinds } from "../support/stores.js";
@@ -150,6 +152,74 @@ describe.each(storeKinds())("the push outbox on $name", (kind) => {
       expect(await status("grandchild")).toBe("pending");
       expect(await created("child")).toEqual(["grandchild"]);
       expect(await outbox.counts()).toMatchObject({ pending: 0, queued: 2, created: 2 });
+    });
+
+    it("takes a page at a time: every ready row once, in order, and none that is not ready", async () => {
+      const roots = Array.from({ length: 10 }, (_, i) => `r${String(i).padStart(2, "0")}`);
+      await outbox.record([...roots.map((k) => row(k)), row("c1", "r03")], "b", "/a", T0);
+      await outbox.record([row("x")], "other", "/b", T0);
+      const pages: string[][] = [];
+      for (let after: string | undefined; ; ) {
+        const page = await outbox.takeReady(T0, { batchId: "b" }, { limit: 3, after });
+        pages.push(page);
+        if (page.length < 3) break;
+        after = page[page.length - 1];
+      }
+      expect(pages).toEqual([roots.slice(0, 3), roots.slice(3, 6), roots.slice(6, 9), roots.slice(9)]);
+      expect(await outbox.takeReady(T0, { batchId: "b" }, { limit: 3 })).toEqual([]);
+      // Its parent is only queued; the other batch's row is not the filter's.
+      expect(await status("c1")).toBe("pending");
+      expect(await status("x")).toBe("pending");
+      expect((await outbox.counts("b")).queued).toBe(10);
+    });
+
+    it("lists queued rows a page at a time, as many as the whole list", async () => {
+      const keys = Array.from({ length: 7 }, (_, i) => `q${i}`);
+      await outbox.record(
+        keys.map((k) => row(k)),
+        "b",
+        "/a",
+        T0,
+      );
+      await outbox.takeReady(T0, { batchId: "b" });
+      const first = await outbox.queuedKeys({ batchId: "b" }, { limit: 3 });
+      const second = await outbox.queuedKeys({ batchId: "b" }, { limit: 3, after: first[2] });
+      const third = await outbox.queuedKeys({ batchId: "b" }, { limit: 3, after: second[2] });
+      expect([first, second, third]).toEqual([keys.slice(0, 3), keys.slice(3, 6), keys.slice(6)]);
+      expect([...first, ...second, ...third].sort()).toEqual(
+        (await outbox.queuedKeys({ batchId: "b" })).sort(),
+      );
+    });
+
+    it("gives every key one job in a reconciler round over more than a page, a page at a time", async () => {
+      const n = READY_PAGE + 5;
+      const keys = Array.from({ length: n }, (_, i) => `k${String(i).padStart(6, "0")}`);
+      await outbox.record([...keys.map((k) => row(k)), row("kid", keys[0])], "b", "/a", T0);
+      const calls: string[][] = [];
+      const jobs = {
+        enqueue: async (k: readonly string[]) => void calls.push([...k]),
+        forget: async () => {},
+      };
+      const logger = createLogger({ level: "silent", pretty: false });
+      const reconciler = new PushReconciler(outbox, jobs, logger, () => new Date(T0));
+      expect(await reconciler.requeue({ filter: { batchId: "b" } })).toEqual({
+        queued: 0,
+        ready: n,
+        probes: 0,
+      });
+      expect(calls.map((c) => c.length)).toEqual([READY_PAGE, 5]);
+      expect(calls.flat()).toEqual(keys);
+      // Its parent created, the child is queued too; every queued row gets its job again (a no-op
+      // for a job that exists), a page at a time.
+      expect(await created(keys[0] as string)).toEqual(["kid"]);
+      calls.length = 0;
+      expect(await reconciler.requeue({ filter: { batchId: "b" } })).toEqual({
+        queued: n,
+        ready: 0,
+        probes: 0,
+      });
+      expect(calls.flat()).toEqual([...keys.slice(1), "kid"]);
+      expect(Math.max(...calls.map((c) => c.length))).toBeLessThanOrEqual(READY_PAGE);
     });
 
     it("takes only the given batch's rows, and a pending child of a created parent", async () => {

@@ -22,9 +22,9 @@ export function postgresOutbox(pool: Pool, group = new PgGroupCommit(pool)): Out
     record: (rows, batchId, sourceFile, now) => recordRows(pool, rows, batchId, sourceFile, now),
     recordRejections: (batchId, sourceFile, rejections, now) =>
       recordRejections(pool, batchId, sourceFile, rejections, now),
-    takeReady: (now, filter) => write((c) => takeReady(c, now, filter)),
+    takeReady: (now, filter, page) => write((c) => takeReady(c, now, filter, page)),
     orphans: (filter) => orphans(pool, filter),
-    queuedKeys: (filter) => queuedKeys(pool, filter),
+    queuedKeys: (filter, page) => queuedKeys(pool, filter, page),
     sendable: (key) => sendable(pool, key),
     get: (key) => getRow(pool, key),
     beginAttempt: (key, now) => write((c) => beginAttempt(c, key, now)),

@@ -23,9 +23,9 @@ export function sqliteOutbox(sqlite: Sqlite): OutboxStore {
       read(() => recordRows(sqlite, rows, batchId, sourceFile, now)),
     recordRejections: (batchId, sourceFile, rejections, now) =>
       read(() => recordRejections(sqlite, batchId, sourceFile, rejections, now)),
-    takeReady: (now, filter) => write(() => takeReady(sqlite, now, filter)),
+    takeReady: (now, filter, page) => write(() => takeReady(sqlite, now, filter, page)),
     orphans: (filter) => read(() => orphans(sqlite, filter)),
-    queuedKeys: (filter) => read(() => queuedKeys(sqlite, filter)),
+    queuedKeys: (filter, page) => read(() => queuedKeys(sqlite, filter, page)),
     sendable: (key) => read(() => sendable(sqlite, key)),
     get: (key) => read(() => getRow(sqlite, key)),
     beginAttempt: (key, now) => write(() => beginAttempt(sqlite, key, now)),
