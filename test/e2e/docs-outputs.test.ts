@@ -72,7 +72,17 @@ function normalize(text: string): string[] {
     .replace(/postgres(ql)?:\/\/[^\s)]+/g, "<postgres url>")
     .split("\n")
     .map((l) => l.trimEnd())
+    .map(lastRuleFree)
     .filter((l, i, all) => l !== "" || i < all.length - 1);
+}
+
+/**
+ * A table's rule line (`-------  ----`) with its last column's dashes read as any width: that
+ * column is as wide as its widest cell, which may be a path in the test's directory (longer than
+ * the `/srv/tas-sync` it reads as); the other columns' widths still show in every padded line.
+ */
+function lastRuleFree(line: string): string {
+  return /^-+( +-+)+$/.test(line) ? line.replace(/-+$/, "-…") : line;
 }
 
 /** Does `actual` match `expected`, where a line `…` (or `...`) in `expected` stands for any lines? */
@@ -241,6 +251,15 @@ describe("the comparison of a block with what was printed", () => {
         normalize("batch_id = 'cf1bff34-07c8-4969-aa54-e43efdfa2d28'"),
       ),
     ).toBe(true);
+  });
+  it("lets a table's last column be as wide as its cells, and no other column", () => {
+    const rule = "key      source\n-------  ----------------------";
+    expect(
+      matches(normalize(rule), normalize("key      source\n-------  --------------------------------")),
+    ).toBe(true);
+    expect(matches(normalize(rule), normalize("key      source\n--------  ----------------------"))).toBe(
+      false,
+    );
   });
   it("tells a changed count or a missing line", () => {
     expect(
