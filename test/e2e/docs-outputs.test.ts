@@ -14,7 +14,7 @@
  * left out) must equal the block after both are normalized: durations, timestamps, ports, UUIDs
  * (a push's batch id) and PostgreSQL URLs read as placeholders, and a line `…` in the block stands for any lines. A
  * block that is not output (a diagram, a layout, a format) says so: `<!-- not output: why -->`;
- * an output that no setup here can produce yet (a daemon's status, a chaos run) says why:
+ * an output that no setup here can produce yet (a run overdue by minutes) says why:
  * `<!-- output not checked: why -->`, a debt that the test counts. Any other text block fails
  * the test, so a new quote of output cannot go unchecked.
  */
@@ -26,6 +26,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from "../../src/simulator/server.js";
 import { BIN, ensureBuilt, ROOT } from "../support/built-cli.js";
+import { type RunningDaemon, startDaemon, until } from "../support/daemon.js";
 import { testPrefix } from "../support/owner.js";
 import { TestDatabases } from "../support/postgres.js";
 
@@ -66,6 +67,7 @@ const blocks = markdown.flatMap(blocksIn);
 function normalize(text: string): string[] {
   return text
     .replace(/\b\d+-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b/g, "<time>")
+    .replace(/(?<![\d.])1\d{9}\.\d+\b/g, "<unix time>")
     .replace(/\b\d+(\.\d+)? ?(s|ms)\b/g, "<duration>")
     .replace(/\b(127\.0\.0\.1|localhost):\d+/g, "$1:<port>")
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, "<uuid>")
@@ -145,10 +147,53 @@ async function pushSetup(
   return {};
 }
 
+/** The daemons the running block's setup started: stopped when its script ends, passed or not. */
+const daemons: RunningDaemon[] = [];
+
+/**
+ * A `tas-sync daemon` on a simulator of its own (3 plans and 1 report a company) and the shared
+ * Redis under a prefix of its own, its server on a free port ($SERVER_URL), whose config refuses
+ * nothing but company 5252's token is wrong: 5251 syncs, 5252 fails, and 5252's push rows are held.
+ * Ready when the server listens and both companies' first runs ended.
+ */
+async function daemonSetup(dir: string): Promise<Record<string, string>> {
+  const own = await startSimulator({ port: 0, plans: 3, reports: 1 });
+  simulators.push(own);
+  const prefix = testPrefix();
+  prefixes.push(prefix);
+  const config = {
+    ...JSON.parse(simulatorConfig(own)),
+    database: join(dir, "tas.db"),
+    redisUrl: REDIS_URL,
+    queuePrefix: prefix,
+    server: { port: 0 },
+  };
+  config.companies[1].auth.token = "wrong-token";
+  writeFileSync(join(dir, "tas-sync.config.json"), JSON.stringify(config, null, 2), { mode: 0o600 });
+  const daemon = startDaemon(["--config", join(dir, "tas-sync.config.json")], { HOME: dir });
+  daemons.push(daemon);
+  const url = await daemon.url();
+  const ended = (l: { msg: string }) => l.msg === "sync finished" || l.msg === "sync failed";
+  await until("both companies' first runs", () =>
+    daemon.logs().filter(ended).length >= 2 ? true : undefined,
+  );
+  return { SERVER_URL: url };
+}
+
+/** Stops the block's daemons: SIGTERM, then SIGKILL if one is not gone in 10 s. */
+async function stopDaemons(): Promise<void> {
+  for (const d of daemons.splice(0)) {
+    d.kill("SIGTERM");
+    const killer = setTimeout(() => d.kill("SIGKILL"), 10_000);
+    await d.exited.catch(() => undefined);
+    clearTimeout(killer);
+  }
+}
+
 /**
  * The setups a block can run in. Each gets a fresh directory; `simulator` and `quickstart`
  * share one simulator as `tas-sync simulate` starts it (2 companies, 50 plans and 3 reports
- * each, seed 1), which no block changes; `drift` has one of its own whose plans change after
+ * each, seed 1), which no block changes; `daemon` runs one (see daemonSetup); `drift` has one of its own whose plans change after
  * the first plan list, and `push` and `push-lost` one each with a Redis queue prefix of their
  * own. `$PG_URL` is a fresh PostgreSQL database.
  */
@@ -179,6 +224,8 @@ const SETUPS: Record<string, (dir: string) => Record<string, string> | Promise<R
   // after the service stored it, so a row's second attempt finds its name taken: `exists`.
   push: (dir) => pushSetup(dir),
   "push-lost": (dir) => pushSetup(dir, { dropAfterCommitRate: 1 }),
+  // A daemon running (see daemonSetup), stopped when the script ends.
+  daemon: (dir) => daemonSetup(dir),
 };
 const simulators: RunningSimulator[] = [];
 
@@ -192,6 +239,7 @@ beforeAll(async () => {
   sim = await startSimulator({ port: 0 });
 }, 120_000);
 afterAll(async () => {
+  await stopDaemons();
   if (prefixes.length) {
     const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
     try {
@@ -214,20 +262,25 @@ async function run(setup: string, script: string): Promise<string> {
   const prepare = SETUPS[setup];
   if (!prepare) throw new Error(`unknown setup "${setup}" (known: ${Object.keys(SETUPS).join(", ")})`);
   const dir = mkdtempSync(join(root, `${setup}-`));
-  const env: NodeJS.ProcessEnv = {
-    PATH: `${bin}:${process.env.PATH}`,
-    HOME: dir,
-    TAS_LOG_FORMAT: "json",
-    EXAMPLES: join(ROOT, "examples"),
-    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
-    ...(await prepare(dir)),
-  };
-  if (script.includes("$PG_URL")) env.PG_URL = await databases.create();
-  const output = await new Promise<string>((ok) => {
-    execFile("sh", ["-c", `exec 2>&1\n${script}`], { cwd: dir, env, timeout: 60_000 }, (_err, stdout) =>
-      ok(stdout),
-    );
-  });
+  let output: string;
+  try {
+    const env: NodeJS.ProcessEnv = {
+      PATH: `${bin}:${process.env.PATH}`,
+      HOME: dir,
+      TAS_LOG_FORMAT: "json",
+      EXAMPLES: join(ROOT, "examples"),
+      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+      ...(await prepare(dir)),
+    };
+    if (script.includes("$PG_URL")) env.PG_URL = await databases.create();
+    output = await new Promise<string>((ok) => {
+      execFile("sh", ["-c", `exec 2>&1\n${script}`], { cwd: dir, env, timeout: 60_000 }, (_err, stdout) =>
+        ok(stdout),
+      );
+    });
+  } finally {
+    await stopDaemons();
+  }
   // The directory reads as a server's would (paths in messages are absolute).
   return output
     .replaceAll(dir, "/srv/tas-sync")
@@ -245,6 +298,8 @@ describe("the comparison of a block with what was printed", () => {
       "database ./tas.db is up to date (7 migrations applied)\ncompany 1: succeeded in 12.5s\nmore\nlines";
     expect(matches(block, normalize(printed))).toBe(true);
     expect(matches(normalize("at 127.0.0.1:8080"), normalize("at 127.0.0.1:41831"))).toBe(true);
+    expect(matches(normalize("seconds 1795383822.443"), normalize("seconds 1795767463.269"))).toBe(true);
+    expect(matches(normalize("total 1795383822"), normalize("total 1795767463"))).toBe(false);
     expect(
       matches(
         normalize("batch_id = '7f0c9e52-3b1d-4c8a-9f27-5d2e8a1b6c40'"),
