@@ -224,6 +224,19 @@ const SETUPS: Record<string, (dir: string) => Record<string, string> | Promise<R
   // after the service stored it, so a row's second attempt finds its name taken: `exists`.
   push: (dir) => pushSetup(dir),
   "push-lost": (dir) => pushSetup(dir, { dropAfterCommitRate: 1 }),
+  // A simulator of its own whose next plan list answers after 3 s: a sync started in the
+  // background holds its company's lease that long.
+  "slow-list": async (dir) => {
+    const own = await startSimulator({
+      port: 0,
+      plans: 33,
+      reports: 0,
+      faults: { planListDelayOnceMs: 3000 },
+    });
+    simulators.push(own);
+    writeFileSync(join(dir, "tas-sync.config.json"), simulatorConfig(own));
+    return {};
+  },
   // A daemon running (see daemonSetup), stopped when the script ends.
   daemon: (dir) => daemonSetup(dir),
 };
