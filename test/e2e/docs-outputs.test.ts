@@ -19,16 +19,18 @@
  * the test, so a new quote of output cannot go unchecked.
  */
 import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { Redis } from "ioredis";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from "../../src/simulator/server.js";
 import { BIN, ensureBuilt, ROOT } from "../support/built-cli.js";
 import { type RunningDaemon, startDaemon, until } from "../support/daemon.js";
 import { testPrefix } from "../support/owner.js";
-import { TestDatabases } from "../support/postgres.js";
+import { PG_URL, TestDatabases } from "../support/postgres.js";
 
 interface Block {
   where: string;
@@ -127,6 +129,11 @@ let bin: string;
 let sim: RunningSimulator;
 const databases = new TestDatabases();
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+/**
+ * The PostgreSQL roles made as `$READER` (a role is the server's, not a database's): dropped
+ * after the file, once the databases that granted them something are gone.
+ */
+const roles: string[] = [];
 /** The BullMQ key prefixes the push setups used: their keys are deleted after the file. */
 const prefixes: string[] = [];
 
@@ -267,6 +274,15 @@ afterAll(async () => {
   await sim?.close();
   for (const s of simulators) await s.close();
   await databases.dropAll();
+  if (roles.length) {
+    const server = new pg.Client({ connectionString: PG_URL });
+    await server.connect();
+    try {
+      for (const role of roles) await server.query(`DROP ROLE IF EXISTS ${role}`);
+    } finally {
+      await server.end();
+    }
+  }
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
@@ -276,6 +292,8 @@ async function run(setup: string, script: string): Promise<string> {
   if (!prepare) throw new Error(`unknown setup "${setup}" (known: ${Object.keys(SETUPS).join(", ")})`);
   const dir = mkdtempSync(join(root, `${setup}-`));
   let output: string;
+  // A fresh database's name and a role's read as a server's would: tas, metabase.
+  const names = new Map<string, string>();
   try {
     const env: NodeJS.ProcessEnv = {
       PATH: `${bin}:${process.env.PATH}`,
@@ -285,7 +303,15 @@ async function run(setup: string, script: string): Promise<string> {
       ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
       ...(await prepare(dir)),
     };
-    if (script.includes("$PG_URL")) env.PG_URL = await databases.create();
+    if (script.includes("$PG_URL")) {
+      env.PG_URL = await databases.create();
+      names.set(new URL(env.PG_URL).pathname.slice(1), "tas");
+    }
+    if (script.includes("$READER")) {
+      env.READER = `tas_test_reader_${randomBytes(5).toString("hex")}`;
+      roles.push(env.READER);
+      names.set(env.READER, "metabase");
+    }
     output = await new Promise<string>((ok) => {
       execFile("sh", ["-c", `exec 2>&1\n${script}`], { cwd: dir, env, timeout: 60_000 }, (_err, stdout) =>
         ok(stdout),
@@ -295,6 +321,7 @@ async function run(setup: string, script: string): Promise<string> {
     await stopDaemons();
   }
   // The directory reads as a server's would (paths in messages are absolute).
+  for (const [name, reads] of names) output = output.replaceAll(name, reads);
   return output
     .replaceAll(dir, "/srv/tas-sync")
     .split("\n")
