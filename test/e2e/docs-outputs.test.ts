@@ -244,6 +244,14 @@ const SETUPS: Record<string, (dir: string) => Record<string, string> | Promise<R
     writeFileSync(join(dir, "tas-sync.config.json"), simulatorConfig(own));
     return {};
   },
+  // A simulator of its own (3 plans and 1 report a company) whose plans the script may edit
+  // through its admin endpoints, under $SIM_URL/__admin.
+  editable: async (dir) => {
+    const own = await startSimulator({ port: 0, plans: 3, reports: 1 });
+    simulators.push(own);
+    writeFileSync(join(dir, "tas-sync.config.json"), simulatorConfig(own));
+    return { SIM_URL: own.baseUrl };
+  },
   // A daemon running (see daemonSetup), stopped when the script ends.
   daemon: (dir) => daemonSetup(dir),
 };
