@@ -159,7 +159,7 @@ const daemons: RunningDaemon[] = [];
 
 /**
  * A `tas-sync daemon` on a simulator of its own (3 plans and 1 report a company) and the shared
- * Redis under a prefix of its own, its server on a free port ($SERVER_URL), whose config refuses
+ * Redis under a prefix of its own, its server on a free port ($SERVER_URL), its pid $DAEMON_PID, whose config refuses
  * nothing but company 5252's token is wrong: 5251 syncs, 5252 fails, and 5252's push rows are held.
  * Ready when the server listens and both companies' first runs ended.
  */
@@ -184,7 +184,7 @@ async function daemonSetup(dir: string): Promise<Record<string, string>> {
   await until("both companies' first runs", () =>
     daemon.logs().filter(ended).length >= 2 ? true : undefined,
   );
-  return { SERVER_URL: url };
+  return { SERVER_URL: url, DAEMON_PID: String(daemon.child.pid) };
 }
 
 /** Stops the block's daemons: SIGTERM, then SIGKILL if one is not gone in 10 s. */
