@@ -14,20 +14,23 @@
  * left out) must equal the block after both are normalized: durations, timestamps, ports, UUIDs
  * (a push's batch id) and PostgreSQL URLs read as placeholders, and a line `…` in the block stands for any lines. A
  * block that is not output (a diagram, a layout, a format) says so: `<!-- not output: why -->`;
- * an output that no setup here can produce yet (a daemon's status, a chaos run) says why:
+ * an output that no setup here can produce yet (a run overdue by minutes) says why:
  * `<!-- output not checked: why -->`, a debt that the test counts. Any other text block fails
  * the test, so a new quote of output cannot go unchecked.
  */
 import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { Redis } from "ioredis";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from "../../src/simulator/server.js";
 import { BIN, ensureBuilt, ROOT } from "../support/built-cli.js";
+import { type RunningDaemon, startDaemon, until } from "../support/daemon.js";
 import { testPrefix } from "../support/owner.js";
-import { TestDatabases } from "../support/postgres.js";
+import { PG_URL, TestDatabases } from "../support/postgres.js";
 
 interface Block {
   where: string;
@@ -66,13 +69,24 @@ const blocks = markdown.flatMap(blocksIn);
 function normalize(text: string): string[] {
   return text
     .replace(/\b\d+-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z\b/g, "<time>")
+    .replace(/(?<![\d.])1\d{9}\.\d+\b/g, "<unix time>")
     .replace(/\b\d+(\.\d+)? ?(s|ms)\b/g, "<duration>")
     .replace(/\b(127\.0\.0\.1|localhost):\d+/g, "$1:<port>")
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, "<uuid>")
     .replace(/postgres(ql)?:\/\/[^\s)]+/g, "<postgres url>")
     .split("\n")
     .map((l) => l.trimEnd())
+    .map(lastRuleFree)
     .filter((l, i, all) => l !== "" || i < all.length - 1);
+}
+
+/**
+ * A table's rule line (`-------  ----`) with its last column's dashes read as any width: that
+ * column is as wide as its widest cell, which may be a path in the test's directory (longer than
+ * the `/srv/tas-sync` it reads as); the other columns' widths still show in every padded line.
+ */
+function lastRuleFree(line: string): string {
+  return /^-+( +-+)+$/.test(line) ? line.replace(/-+$/, "-…") : line;
 }
 
 /** Does `actual` match `expected`, where a line `…` (or `...`) in `expected` stands for any lines? */
@@ -115,6 +129,11 @@ let bin: string;
 let sim: RunningSimulator;
 const databases = new TestDatabases();
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+/**
+ * The PostgreSQL roles made as `$READER` (a role is the server's, not a database's): dropped
+ * after the file, once the databases that granted them something are gone.
+ */
+const roles: string[] = [];
 /** The BullMQ key prefixes the push setups used: their keys are deleted after the file. */
 const prefixes: string[] = [];
 
@@ -135,10 +154,53 @@ async function pushSetup(
   return {};
 }
 
+/** The daemons the running block's setup started: stopped when its script ends, passed or not. */
+const daemons: RunningDaemon[] = [];
+
+/**
+ * A `tas-sync daemon` on a simulator of its own (3 plans and 1 report a company) and the shared
+ * Redis under a prefix of its own, its server on a free port ($SERVER_URL), its pid $DAEMON_PID, whose config refuses
+ * nothing but company 5252's token is wrong: 5251 syncs, 5252 fails, and 5252's push rows are held.
+ * Ready when the server listens and both companies' first runs ended.
+ */
+async function daemonSetup(dir: string): Promise<Record<string, string>> {
+  const own = await startSimulator({ port: 0, plans: 3, reports: 1 });
+  simulators.push(own);
+  const prefix = testPrefix();
+  prefixes.push(prefix);
+  const config = {
+    ...JSON.parse(simulatorConfig(own)),
+    database: join(dir, "tas.db"),
+    redisUrl: REDIS_URL,
+    queuePrefix: prefix,
+    server: { port: 0 },
+  };
+  config.companies[1].auth.token = "wrong-token";
+  writeFileSync(join(dir, "tas-sync.config.json"), JSON.stringify(config, null, 2), { mode: 0o600 });
+  const daemon = startDaemon(["--config", join(dir, "tas-sync.config.json")], { HOME: dir });
+  daemons.push(daemon);
+  const url = await daemon.url();
+  const ended = (l: { msg: string }) => l.msg === "sync finished" || l.msg === "sync failed";
+  await until("both companies' first runs", () =>
+    daemon.logs().filter(ended).length >= 2 ? true : undefined,
+  );
+  return { SERVER_URL: url, DAEMON_PID: String(daemon.child.pid) };
+}
+
+/** Stops the block's daemons: SIGTERM, then SIGKILL if one is not gone in 10 s. */
+async function stopDaemons(): Promise<void> {
+  for (const d of daemons.splice(0)) {
+    d.kill("SIGTERM");
+    const killer = setTimeout(() => d.kill("SIGKILL"), 10_000);
+    await d.exited.catch(() => undefined);
+    clearTimeout(killer);
+  }
+}
+
 /**
  * The setups a block can run in. Each gets a fresh directory; `simulator` and `quickstart`
  * share one simulator as `tas-sync simulate` starts it (2 companies, 50 plans and 3 reports
- * each, seed 1), which no block changes; `drift` has one of its own whose plans change after
+ * each, seed 1), which no block changes; `daemon` runs one (see daemonSetup); `drift` has one of its own whose plans change after
  * the first plan list, and `push` and `push-lost` one each with a Redis queue prefix of their
  * own. `$PG_URL` is a fresh PostgreSQL database.
  */
@@ -169,6 +231,29 @@ const SETUPS: Record<string, (dir: string) => Record<string, string> | Promise<R
   // after the service stored it, so a row's second attempt finds its name taken: `exists`.
   push: (dir) => pushSetup(dir),
   "push-lost": (dir) => pushSetup(dir, { dropAfterCommitRate: 1 }),
+  // A simulator of its own whose next plan list answers after 3 s: a sync started in the
+  // background holds its company's lease that long.
+  "slow-list": async (dir) => {
+    const own = await startSimulator({
+      port: 0,
+      plans: 33,
+      reports: 0,
+      faults: { planListDelayOnceMs: 3000 },
+    });
+    simulators.push(own);
+    writeFileSync(join(dir, "tas-sync.config.json"), simulatorConfig(own));
+    return {};
+  },
+  // A simulator of its own (3 plans and 1 report a company) whose plans the script may edit
+  // through its admin endpoints, under $SIM_URL/__admin.
+  editable: async (dir) => {
+    const own = await startSimulator({ port: 0, plans: 3, reports: 1 });
+    simulators.push(own);
+    writeFileSync(join(dir, "tas-sync.config.json"), simulatorConfig(own));
+    return { SIM_URL: own.baseUrl };
+  },
+  // A daemon running (see daemonSetup), stopped when the script ends.
+  daemon: (dir) => daemonSetup(dir),
 };
 const simulators: RunningSimulator[] = [];
 
@@ -182,6 +267,7 @@ beforeAll(async () => {
   sim = await startSimulator({ port: 0 });
 }, 120_000);
 afterAll(async () => {
+  await stopDaemons();
   if (prefixes.length) {
     const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
     try {
@@ -196,6 +282,15 @@ afterAll(async () => {
   await sim?.close();
   for (const s of simulators) await s.close();
   await databases.dropAll();
+  if (roles.length) {
+    const server = new pg.Client({ connectionString: PG_URL });
+    await server.connect();
+    try {
+      for (const role of roles) await server.query(`DROP ROLE IF EXISTS ${role}`);
+    } finally {
+      await server.end();
+    }
+  }
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
@@ -204,21 +299,37 @@ async function run(setup: string, script: string): Promise<string> {
   const prepare = SETUPS[setup];
   if (!prepare) throw new Error(`unknown setup "${setup}" (known: ${Object.keys(SETUPS).join(", ")})`);
   const dir = mkdtempSync(join(root, `${setup}-`));
-  const env: NodeJS.ProcessEnv = {
-    PATH: `${bin}:${process.env.PATH}`,
-    HOME: dir,
-    TAS_LOG_FORMAT: "json",
-    EXAMPLES: join(ROOT, "examples"),
-    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
-    ...(await prepare(dir)),
-  };
-  if (script.includes("$PG_URL")) env.PG_URL = await databases.create();
-  const output = await new Promise<string>((ok) => {
-    execFile("sh", ["-c", `exec 2>&1\n${script}`], { cwd: dir, env, timeout: 60_000 }, (_err, stdout) =>
-      ok(stdout),
-    );
-  });
+  let output: string;
+  // A fresh database's name and a role's read as a server's would: tas, metabase.
+  const names = new Map<string, string>();
+  try {
+    const env: NodeJS.ProcessEnv = {
+      PATH: `${bin}:${process.env.PATH}`,
+      HOME: dir,
+      TAS_LOG_FORMAT: "json",
+      EXAMPLES: join(ROOT, "examples"),
+      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+      ...(await prepare(dir)),
+    };
+    if (script.includes("$PG_URL")) {
+      env.PG_URL = await databases.create();
+      names.set(new URL(env.PG_URL).pathname.slice(1), "tas");
+    }
+    if (script.includes("$READER")) {
+      env.READER = `tas_test_reader_${randomBytes(5).toString("hex")}`;
+      roles.push(env.READER);
+      names.set(env.READER, "metabase");
+    }
+    output = await new Promise<string>((ok) => {
+      execFile("sh", ["-c", `exec 2>&1\n${script}`], { cwd: dir, env, timeout: 60_000 }, (_err, stdout) =>
+        ok(stdout),
+      );
+    });
+  } finally {
+    await stopDaemons();
+  }
   // The directory reads as a server's would (paths in messages are absolute).
+  for (const [name, reads] of names) output = output.replaceAll(name, reads);
   return output
     .replaceAll(dir, "/srv/tas-sync")
     .split("\n")
@@ -235,12 +346,23 @@ describe("the comparison of a block with what was printed", () => {
       "database ./tas.db is up to date (7 migrations applied)\ncompany 1: succeeded in 12.5s\nmore\nlines";
     expect(matches(block, normalize(printed))).toBe(true);
     expect(matches(normalize("at 127.0.0.1:8080"), normalize("at 127.0.0.1:41831"))).toBe(true);
+    expect(matches(normalize("seconds 1795383822.443"), normalize("seconds 1795767463.269"))).toBe(true);
+    expect(matches(normalize("total 1795383822"), normalize("total 1795767463"))).toBe(false);
     expect(
       matches(
         normalize("batch_id = '7f0c9e52-3b1d-4c8a-9f27-5d2e8a1b6c40'"),
         normalize("batch_id = 'cf1bff34-07c8-4969-aa54-e43efdfa2d28'"),
       ),
     ).toBe(true);
+  });
+  it("lets a table's last column be as wide as its cells, and no other column", () => {
+    const rule = "key      source\n-------  ----------------------";
+    expect(
+      matches(normalize(rule), normalize("key      source\n-------  --------------------------------")),
+    ).toBe(true);
+    expect(matches(normalize(rule), normalize("key      source\n--------  ----------------------"))).toBe(
+      false,
+    );
   });
   it("tells a changed count or a missing line", () => {
     expect(
