@@ -15,6 +15,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Redis } from "ioredis";
 import { runStatus } from "../src/commands/status.js";
 import type { CommandContext } from "../src/commands/types.js";
 import { type Config, parseConfig } from "../src/config/index.js";
@@ -113,6 +114,14 @@ async function side(
     close: async () => {
       await clients.close();
       await store.close();
+      // status made the queues' keys under this run's prefix: leave none behind.
+      const redis = new Redis(cfg.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      try {
+        const keys = await redis.keys(`${cfg.queuePrefix}:*`);
+        if (keys.length > 0) await redis.del(...keys);
+      } finally {
+        redis.disconnect();
+      }
     },
     status: async () => {
       await runStatus(ctx);
