@@ -308,7 +308,8 @@ async function run(setup: string, script: string): Promise<string> {
       HOME: dir,
       TAS_LOG_FORMAT: "json",
       EXAMPLES: join(ROOT, "examples"),
-      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+      // No REDIS_URL: it would override every config's redisUrl (as documented), the blocks' own
+      // included; the setups that use Redis write the suite's into their config.
       ...(await prepare(dir)),
     };
     if (script.includes("$PG_URL")) {
