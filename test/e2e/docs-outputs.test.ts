@@ -18,7 +18,7 @@
  * `<!-- output not checked: why -->`, a debt that the test counts. Any other text block fails
  * the test, so a new quote of output cannot go unchecked.
  */
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -322,9 +322,26 @@ async function run(setup: string, script: string): Promise<string> {
       names.set(env.READER, "metabase");
     }
     output = await new Promise<string>((ok) => {
-      execFile("sh", ["-c", `exec 2>&1\n${script}`], { cwd: dir, env, timeout: 60_000 }, (_err, stdout) =>
-        ok(stdout),
-      );
+      // A process group of its own: a script that hangs is ended with everything it started
+      // (a daemon, a background sync), not only its shell.
+      const child = spawn("sh", ["-c", `exec 2>&1\n${script}`], { cwd: dir, env, detached: true });
+      let stdout = "";
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+        stdout += chunk;
+      });
+      const killGroup = () => {
+        try {
+          if (child.pid) process.kill(-child.pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      };
+      const timer = setTimeout(killGroup, 55_000);
+      child.on("close", () => {
+        clearTimeout(timer);
+        killGroup(); // anything the script left running in the background
+        ok(stdout);
+      });
     });
   } finally {
     await stopDaemons();
