@@ -1,9 +1,13 @@
 /**
- * RFC 4180 records: quoted fields may hold commas, doubled quotes and newlines (a CRLF inside
- * quotes becomes LF; a lone CR stays). Records end at LF or CRLF. A quote inside an unquoted
- * field is kept as a plain character (spreadsheets write such files); text after a closing
- * quote is an error for that record only.
+ * The records of a CSV file, split by csv-parse, each with the physical lines it spans (counted
+ * here from the LFs of its cells: csv-parse counts a CR as a line too). The reader's rules: RFC
+ * 4180 quoting (commas, doubled quotes and newlines inside quotes); records end at LF or CRLF; a
+ * CRLF inside quotes becomes LF, a lone CR stays; a quote inside an unquoted cell is a plain
+ * character (spreadsheets write such files); text after a closing quote is an error for that
+ * record alone, and reading goes on at the next line; a quote still open at the end is an error.
  */
+import { CsvError, type Options, parse } from "csv-parse/sync";
+import type { Piece } from "./decode.js";
 
 export interface CsvRecord {
   /** Physical line on which the record starts (1-based). */
@@ -14,122 +18,157 @@ export interface CsvRecord {
   error: string | null;
 }
 
-/** Where the next part of a file starts. */
-export interface CsvPart {
-  /** Characters of the text consumed: a record that may go on in the next part is left unread. */
-  consumed: number;
-  /** The line the unread rest starts on. */
-  line: number;
-}
+const LF = 0x0a;
+const QUOTE = '"';
+/** Bytes given to csv-parse at a time (more when a quoted cell goes on): its records die young. */
+const SLICE = 64 * 1024;
 
-const QUOTE = 34;
-const COMMA = 44;
-const LF = 10;
-const CR = 13;
-
-/** Every record of a whole text. */
-export function tokenizeCsv(text: string): CsvRecord[] {
-  const records: CsvRecord[] = [];
-  const part = tokenizeCsvPart(text, 1, true);
-  for (let step = part.next(); !step.done; step = part.next()) records.push(step.value);
-  return records;
-}
-
+const COMMON: Options = { record_delimiter: ["\r\n", "\n"], relax_column_count: true };
 /**
- * The records of `text`, which starts on `startLine`, one at a time (each dies young: a whole
- * chunk's records held at once would outlive the young generation); returns where the next part
- * starts. Unless `final`, a record not ended by a line end within the text (a quoted cell still
- * open) is left for the next call, with more text.
+ * relax_quotes keeps a quote inside an unquoted cell, as a plain character. It also reads `"1"x`
+ * as the cell `"1"x`, which `"""1""x"` gives as well: a cell that starts with a quote is read
+ * again strictly (STRICT) to tell them apart.
  */
-export function* tokenizeCsvPart(
-  text: string,
-  startLine: number,
-  final: boolean,
-): Generator<CsvRecord, CsvPart> {
-  const n = text.length;
-  let pos = 0;
-  let line = startLine;
-  let consumed = 0;
-  let consumedLine = startLine;
-  while (pos < n) {
-    const record: CsvRecord = { line, endLine: line, cells: [], error: null };
-    let complete = true;
-    for (;;) {
-      let value: string;
-      if (text.charCodeAt(pos) === QUOTE) {
-        // Quoted field: copy up to each quote; a doubled quote is a literal one.
-        value = "";
-        pos++;
-        for (;;) {
-          const q = text.indexOf('"', pos);
-          if (q === -1 && !final) {
-            complete = false;
-            break;
-          }
-          const chunk = text.slice(pos, q === -1 ? n : q);
-          line += countNewlines(chunk);
-          // A line end inside quotes is LF whichever system wrote the file (docs/push.md).
-          value += chunk.includes("\r\n") ? chunk.replaceAll("\r\n", "\n") : chunk;
-          if (q === -1) {
-            record.error = "unterminated quoted field";
-            pos = n;
-            break;
-          }
-          if (text.charCodeAt(q + 1) === QUOTE) {
-            value += '"';
-            pos = q + 2;
-          } else {
-            pos = q + 1;
-            break;
-          }
-        }
-        if (!complete) break;
-        if (text.charCodeAt(pos) === CR && text.charCodeAt(pos + 1) === LF) pos++;
-        const next = text.charCodeAt(pos);
-        if (record.error === null && pos < n && next !== COMMA && next !== LF) {
-          record.error = "unexpected text after a closing quote";
-          const eol = text.indexOf("\n", pos);
-          if (eol === -1 && !final) {
-            complete = false;
-            break;
-          }
-          pos = eol === -1 ? n : eol;
-        }
-      } else {
-        const start = pos;
-        let c = text.charCodeAt(pos);
-        while (pos < n && c !== COMMA && c !== LF) c = text.charCodeAt(++pos);
-        const end = c === LF && pos > start && text.charCodeAt(pos - 1) === CR ? pos - 1 : pos;
-        value = text.slice(start, end);
-      }
-      record.cells.push(value);
-      record.endLine = line;
-      if (pos >= n) {
-        complete = final;
-        break;
-      }
-      const sep = text.charCodeAt(pos++);
-      if (sep === LF) {
-        line++;
-        break;
-      }
-      // A comma at the very end of the text still ends an (empty) last field.
-      if (pos >= n) {
-        if (!final) complete = false;
-        else record.cells.push("");
+const RELAXED: Options = { ...COMMON, relax_quotes: true };
+/** Strict about closing quotes only: a quote inside an unquoted cell is skipped over as above. */
+const STRICT: Options = {
+  ...COMMON,
+  raw: true,
+  skip_records_with_error: true,
+  on_skip: (err) => {
+    if (err?.code !== "INVALID_OPENING_QUOTE") throw err;
+    return undefined;
+  },
+};
+
+/** The records of a file's text, given a piece at a time (each ends at a line end). */
+export function* csvRecords(pieces: Iterable<Piece>): Generator<CsvRecord> {
+  let rest: Buffer[] = []; // a record whose quoted cell was still open at the last piece's end
+  let line = 1;
+  for (const { text, final } of pieces) {
+    rest.push(Buffer.from(text));
+    // Without a quote in the new text, an open quoted cell stays open: read it when it can close.
+    if (rest.length > 1 && !final && !text.includes(QUOTE)) continue;
+    const buf = rest.length === 1 ? rest[0]! : Buffer.concat(rest);
+    rest = [];
+    let from = 0;
+    let whole = false;
+    while (from < buf.length) {
+      let to = whole ? buf.length : buf.lastIndexOf(LF, from + SLICE) + 1;
+      if (to <= from) to = buf.length;
+      const part = readSlice(buf, from, to, line, final && to === buf.length);
+      yield* part.records;
+      line = part.line;
+      from = part.next;
+      whole = part.open;
+      if (part.open && to === buf.length) {
+        rest = [buf.subarray(from)];
         break;
       }
     }
-    if (!complete) break;
-    consumed = pos;
-    consumedLine = line;
-    yield record;
   }
-  return { consumed, line: consumedLine };
 }
 
-function countNewlines(s: string): number {
+/** Every record of a whole text. */
+export function tokenizeCsv(text: string): CsvRecord[] {
+  return [...csvRecords([{ text, final: true }])];
+}
+
+interface Slice {
+  records: CsvRecord[];
+  /** Where reading goes on. */
+  next: number;
+  /** The line `next` is on. */
+  line: number;
+  /** The record at `next` has a quoted cell still open at the slice's end (not the file's end). */
+  open: boolean;
+}
+
+/** The records of buf[from, to), which starts on `line`; `last` when `to` is the end of the file. */
+function readSlice(buf: Buffer, from: number, to: number, line: number, last: boolean): Slice {
+  const records: CsvRecord[] = [];
+  const slice = buf.subarray(from, to);
+  try {
+    // The common case at one call: no quote open, and no cell read by relax_quotes alone.
+    const rows = parse(slice, RELAXED);
+    if (!rows.some((cells) => cells.some(startsWithQuote)) || badQuote(slice) === -1) {
+      for (const cells of rows) line = add(records, cells, line);
+      return { records, next: to, line, open: false };
+    }
+  } catch (err) {
+    if (!(err instanceof CsvError && err.code === "CSV_QUOTE_NOT_CLOSED")) throw err;
+  }
+  // Read again one record at a time, up to the record with the bad or open quote.
+  let at = from;
+  const stop = new Error("bad closing quote");
+  try {
+    parse(slice, {
+      ...RELAXED,
+      on_record: (cells, { bytes }) => {
+        if (cells.some(startsWithQuote) && badQuote(buf.subarray(at, from + bytes)) !== -1) throw stop;
+        line = add(records, cells, line);
+        at = from + bytes;
+        return null;
+      },
+    });
+    return { records, next: to, line, open: false };
+  } catch (err) {
+    if (err !== stop && !(err instanceof CsvError && err.code === "CSV_QUOTE_NOT_CLOSED")) throw err;
+  }
+  const quote = badQuote(buf.subarray(at, to));
+  const eol = quote === -1 ? -1 : buf.indexOf(LF, at + quote);
+  if ((eol === -1 || eol >= to) && !last) return { records, next: at, line, open: true };
+  const end = eol === -1 || eol >= to ? to : eol;
+  const endLine = line + countLf(buf, at, end);
+  // Its cells as far as they go (a blank one is skipped like a blank line): up to the bad quote,
+  // or with the open quote closed at the end.
+  const read =
+    quote === -1 ? Buffer.concat([buf.subarray(at, to), Buffer.from(QUOTE)]) : buf.subarray(at, at + quote);
+  const cells = crlfToLf(parse(read, RELAXED)[0] ?? []);
+  const error = quote === -1 ? "unterminated quoted field" : "unexpected text after a closing quote";
+  records.push({ line, endLine, cells, error });
+  return { records, next: end === to ? to : end + 1, line: endLine + 1, open: false };
+}
+
+/**
+ * Where the first record of `bytes` has text after a closing quote: the offset just past that
+ * quote, or -1 when it has none (a quote still open is not one).
+ */
+function badQuote(bytes: Buffer): number {
+  try {
+    parse(bytes, STRICT);
+  } catch (err) {
+    if (err instanceof CsvError && err.code === "CSV_INVALID_CLOSING_QUOTE") {
+      // `raw` is the record's text up to the quote (csv-parse reads a record's bytes one by one).
+      return Buffer.byteLength(err.raw as string);
+    }
+    if (!(err instanceof CsvError && err.code === "CSV_QUOTE_NOT_CLOSED")) throw err;
+  }
+  return -1;
+}
+
+/** Adds a record that starts on `line`; returns the line after it. */
+function add(records: CsvRecord[], cells: string[], line: number): number {
+  let endLine = line;
+  for (const cell of cells) {
+    // Only a quoted cell holds a line end.
+    for (let i = cell.indexOf("\n"); i !== -1; i = cell.indexOf("\n", i + 1)) endLine++;
+  }
+  records.push({ line, endLine, cells: endLine === line ? cells : crlfToLf(cells), error: null });
+  return endLine + 1;
+}
+
+/** A line end inside quotes is LF whichever system wrote the file (docs/push.md). */
+function crlfToLf(cells: string[]): string[] {
+  return cells.map((cell) => cell.replaceAll("\r\n", "\n"));
+}
+
+function startsWithQuote(cell: string): boolean {
+  return cell.startsWith(QUOTE);
+}
+
+function countLf(buf: Buffer, from: number, to: number): number {
   let count = 0;
-  for (let i = s.indexOf("\n"); i !== -1; i = s.indexOf("\n", i + 1)) count++;
+  for (let i = buf.indexOf(LF, from); i !== -1 && i < to; i = buf.indexOf(LF, i + 1)) count++;
   return count;
 }

@@ -3,7 +3,7 @@
  * booleans, a `parent` column holding a JSON object); everything else stays a string
  * and is type-checked like any other format afterwards. An empty cell means "absent".
  */
-import { type CsvRecord, tokenizeCsvPart } from "./csv-tokenize.js";
+import { type CsvRecord, csvRecords } from "./csv-tokenize.js";
 import { BAD_ENCODING, type Piece, type SeedDecoder } from "./decode.js";
 import { BOOLEAN_FIELDS, INTEGER_FIELDS, jsonTypeName, quoted } from "./fields.js";
 import { REPEATED_KEY, repeatedKey } from "./json-keys.js";
@@ -19,31 +19,19 @@ export function* readCsv(
   out: ReaderOutcome,
 ): Generator<RawRecord> {
   let names: string[] | null = null;
-  let rest = "";
-  let line = 1;
-  for (const { text, final } of input) {
-    const buffered = rest === "" ? text : rest + text;
-    const part = tokenizeCsvPart(buffered, line, final);
-    for (let step = part.next(); ; step = part.next()) {
-      if (step.done) {
-        rest = buffered.slice(step.value.consumed);
-        line = step.value.line;
-        break;
-      }
-      const row = step.value;
-      if (names === null) {
-        names = readHeader(row, decoder, out);
-        if (names === null) return;
-        continue;
-      }
-      if (row.cells.every((c) => c.trim() === "")) continue; // blank line, or a spreadsheet's empty row
-      if (decoder.spansBadLine(row.line, row.endLine)) {
-        yield { line: row.line, fields: null, problems: [{ field: null, reason: BAD_ENCODING }] };
-      } else if (row.error !== null) {
-        yield { line: row.line, fields: null, problems: [{ field: null, reason: row.error }] };
-      } else {
-        yield toRecord(row.line, names, row.cells);
-      }
+  for (const row of csvRecords(input)) {
+    if (names === null) {
+      names = readHeader(row, decoder, out);
+      if (names === null) return;
+      continue;
+    }
+    if (row.cells.every((c) => c.trim() === "")) continue; // blank line, or a spreadsheet's empty row
+    if (decoder.spansBadLine(row.line, row.endLine)) {
+      yield { line: row.line, fields: null, problems: [{ field: null, reason: BAD_ENCODING }] };
+    } else if (row.error !== null) {
+      yield { line: row.line, fields: null, problems: [{ field: null, reason: row.error }] };
+    } else {
+      yield toRecord(row.line, names, row.cells);
     }
   }
 }

@@ -1,7 +1,7 @@
 /** CSV seed files: RFC 4180 quoting, line numbers of records, coercion of cells. */
 import { describe, expect, it } from "vitest";
 import { tokenizeCsv } from "../../src/seed/csv-tokenize.js";
-import { parseSeed } from "../../src/seed/parse.js";
+import { checkSeed, parseSeed, validRows } from "../../src/seed/parse.js";
 import type { SeedOptions, SeedParseResult } from "../../src/seed/types.js";
 
 const encoder = new TextEncoder();
@@ -227,5 +227,125 @@ describe("parseSeed csv", () => {
       [2, "ok"],
       [5, "café"],
     ]);
+  });
+});
+
+/** The file cut into chunks of `size` bytes, as the reader gets it from disk. */
+function chunked(text: string, size: number) {
+  const bytes = encoder.encode(text);
+  const source = function* () {
+    for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+  };
+  const check = checkSeed(source, "csv", {});
+  const valid = [...validRows(source, "csv", {}, check)];
+  return { problems: check.invalid.map((p) => `${p.line} ${p.field ?? "-"}: ${p.reason}`), valid };
+}
+
+describe("csv records across quotes, line ends and chunks", () => {
+  it("a bad closing quote is its row's problem alone: the rows after it read, quoted or not", () => {
+    const text = [
+      `${HEADER},description`,
+      '5251,52511,A,a,"1"x',
+      '5251,52511,B,b,"""abc"""',
+      '5251,52511,C,c,5" screen',
+      '5251,52511,D,d,"two\r\nlines"',
+      '5251,52511,E,e,"x"y,"z',
+      "5251,52511,F,f,ok",
+      "",
+    ].join("\r\n");
+    const r = csv(text);
+    expect(problems(r)).toEqual([
+      "2 -: unexpected text after a closing quote",
+      "7 -: unexpected text after a closing quote",
+    ]);
+    expect(r.valid.map((v) => [v.line, v.scenarioName, v.body.description])).toEqual([
+      [3, "B", '"abc"'],
+      [4, "C", '5" screen'],
+      [5, "D", "two\nlines"],
+      [8, "F", "ok"],
+    ]);
+    for (const size of [1, 5, 64]) {
+      const c = chunked(text, size);
+      expect(c.problems).toEqual(problems(r));
+      expect(c.valid.map((v) => [v.line, v.body.description])).toEqual(
+        r.valid.map((v) => [v.line, v.body.description]),
+      );
+    }
+  });
+
+  it("counts a quoted CRLF as one line and a lone CR as none", () => {
+    const text = `${HEADER},description\r\n5251,52511,A,a,"x\r\ny\rz\r\n"\r\n5251,52511,B,b,"\r\n"\r\n5251,52511,C,c,c\r\n`;
+    const r = csv(text);
+    expect(problems(r)).toEqual([]);
+    expect(r.valid.map((v) => [v.line, v.body.description])).toEqual([
+      [2, "x\ny\rz\n"],
+      [5, undefined], // "\n" is blank: absent
+      [7, "c"],
+    ]);
+  });
+
+  it("reads a BOM before a quoted header, CRLF blank lines, and a last line with or without a line end", () => {
+    const rows = `"company_id",project_id,scenario_name,source_file\r\n\r\n5251,52511,A,a\r\n\r\n\r\n5251,52511,B,b`;
+    for (const text of [rows, `${rows}\r\n`, `${rows}\n\n`]) {
+      const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...encoder.encode(text)]);
+      const r = parseSeed(bytes, "csv", {});
+      expect(problems(r)).toEqual([]);
+      expect(r.total).toBe(2);
+      expect(r.valid.map((v) => [v.line, v.companyId, v.body.source_file])).toEqual([
+        [3, 5251, "a"],
+        [6, 5251, "b"],
+      ]);
+    }
+  });
+
+  it("keeps wide and combining characters, and an unterminated quote at the end is one problem", () => {
+    const names = ["漢字テスト", "emoji 😀👍🏽", "e\u0301\u200d", "עברית, ltr"];
+    const text = `${HEADER}\n${names.map((n) => `5251,52511,"${n}",x.java`).join("\n")}\n5251,52511,"open 😀\n\n`;
+    const r = csv(text);
+    expect(problems(r)).toEqual(["6 -: unterminated quoted field"]);
+    expect(r.valid.map((v) => [v.line, v.scenarioName])).toEqual(names.map((n, i) => [i + 2, n]));
+    expect(chunked(text, 3).problems).toEqual(problems(r));
+  });
+
+  it("an open quote with no quote after it holds the rest of the file, read in any chunks", () => {
+    const rest = Array.from({ length: 3000 }, (_, i) => `5251,52511,S${i},s.java`).join("\n");
+    const text = `${HEADER}\n5251,52511,A,a\n5251,52511,"B,b\n${rest}\n`;
+    expect(problems(csv(text))).toEqual(["3 -: unterminated quoted field"]);
+    for (const size of [7, 4096]) {
+      const c = chunked(text, size);
+      expect(c.problems).toEqual(["3 -: unterminated quoted field"]);
+      expect(c.valid.map((v) => v.line)).toEqual([2]);
+    }
+  });
+
+  it("reads a file larger than what is parsed at once the same whole and in chunks", () => {
+    const lines = [`${HEADER},description`];
+    const expected: [number, string][] = [];
+    const bad: string[] = [];
+    let line = 2;
+    for (let i = 0; i < 3000; i++) {
+      if (i % 97 === 13) {
+        lines.push(`5251,52511,"S${i}"!,s.java,`);
+        bad.push(`${line} -: unexpected text after a closing quote`);
+        line++;
+      } else if (i % 10 === 0) {
+        lines.push(`5251,52511,S${i},s.java,"several\r\nlines, ""quoted""\n${"é".repeat(i % 50)}"`);
+        expected.push([line, `S${i}`]);
+        line += 3;
+      } else {
+        lines.push(`5251,52511,S${i},s.java,plain ${"字".repeat(i % 30)}`);
+        expected.push([line, `S${i}`]);
+        line++;
+      }
+    }
+    const text = `${lines.join("\n")}\n`;
+    const r = csv(text);
+    expect(problems(r)).toEqual(bad);
+    expect(r.valid.map((v) => [v.line, v.scenarioName])).toEqual(expected);
+    for (const size of [1000, 65_536, 1 << 20]) {
+      const c = chunked(text, size);
+      expect(c.problems).toEqual(bad);
+      expect(c.valid.map((v) => [v.line, v.scenarioName])).toEqual(expected);
+    }
   });
 });
