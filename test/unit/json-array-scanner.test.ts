@@ -2,18 +2,18 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   JsonArrayFormatError,
-  JsonArraySplitter,
+  JsonArrayScanner,
   JsonElementTooLargeError,
   MAX_RECORD_BYTES,
-} from "../../src/api/json-array.js";
+} from "../../src/json/array.js";
 
-/** Feeds `chunks` to a fresh splitter and returns the elements' text (end() is called). */
+/** Feeds `chunks` to a fresh scanner and returns the elements' text (end() is called). */
 function split(chunks: Buffer[]): string[] {
   const out: string[] = [];
-  const splitter = new JsonArraySplitter();
-  for (const c of chunks) splitter.push(c, (b) => out.push(b.toString("utf8")));
-  splitter.end();
-  expect(splitter.count).toBe(out.length);
+  const scanner = new JsonArrayScanner();
+  for (const c of chunks) scanner.push(c, (b) => out.push(b.toString("utf8")));
+  scanner.end();
+  expect(scanner.count).toBe(out.length);
   return out;
 }
 
@@ -38,7 +38,7 @@ const PRETTY = `  [\n\t${ELEMENTS.map((e) => JSON.stringify(e, null, e && typeof
 const COMPACT = JSON.stringify(ELEMENTS);
 const EXPECTED = ELEMENTS.map((e) => JSON.stringify(e));
 
-describe("JsonArraySplitter", () => {
+describe("JsonArrayScanner", () => {
   it("finds every element of a tricky array in one chunk", () => {
     const out = split([Buffer.from(PRETTY)]);
     expect(out.map((t) => JSON.stringify(JSON.parse(t)))).toEqual(EXPECTED);
@@ -89,10 +89,14 @@ describe("JsonArraySplitter", () => {
     ["<html>502</html>", /expected a JSON array, found '<'/],
     ["[1] [2]", /after the end/],
     ["[1],", /after the end/],
+    ["[1,,2]", "expected an array element, found ','"],
+    ["[,1]", "expected an array element, found ','"],
+    ["[1,]", "expected an array element, found ']'"],
+    ['[{"a":1}}]', "unexpected '}' in the array"],
   ])("refuses %j with JsonArrayFormatError", (text, message) => {
-    const splitter = new JsonArraySplitter();
-    expect(() => splitter.push(Buffer.from(text), () => {})).toThrow(JsonArrayFormatError);
-    expect(() => new JsonArraySplitter().push(Buffer.from(text), () => {})).toThrow(message);
+    const scanner = new JsonArrayScanner();
+    expect(() => scanner.push(Buffer.from(text), () => {})).toThrow(JsonArrayFormatError);
+    expect(() => new JsonArrayScanner().push(Buffer.from(text), () => {})).toThrow(message);
   });
 
   it.each([
@@ -104,34 +108,53 @@ describe("JsonArraySplitter", () => {
     '[{"s":"ends with escape \\',
   ])("end() throws on a truncated body %j", (text) => {
     const out: string[] = [];
-    const splitter = new JsonArraySplitter();
-    splitter.push(Buffer.from(text), (b) => out.push(b.toString("utf8")));
-    expect(() => splitter.end()).toThrow(JsonArrayFormatError);
+    const scanner = new JsonArrayScanner();
+    scanner.push(Buffer.from(text), (b) => out.push(b.toString("utf8")));
+    expect(() => scanner.end()).toThrow(JsonArrayFormatError);
     // Complete elements before the cut were delivered; the cut one was not.
     expect(out.every((t) => JSON.parse(t) !== undefined)).toBe(true);
   });
 
-  it("splits any JSON array the same way wherever the chunks are cut", () => {
+  it("splits any JSON array into its elements wherever the chunks are cut, and counts lines when asked", () => {
     // Strings heavy in backslashes and quotes: the escapes are what chunk edges can break.
-    const tricky = fc.string({ unit: fc.constantFrom("\\", '"', "a", "]", "}", ",", "é") });
+    const tricky = fc.string({ unit: fc.constantFrom("\\", '"', "a", "]", "}", ",", "é", "\n") });
     const value = fc.oneof(fc.jsonValue({ maxDepth: 3 }), tricky, fc.array(tricky, { maxLength: 3 }));
+    const space = fc.string({ unit: fc.constantFrom(" ", "\n", "\r\n", "\t"), maxLength: 3 });
     fc.assert(
       fc.property(
-        fc.array(value, { maxLength: 8 }),
+        fc.array(fc.tuple(space, value, space), { maxLength: 8 }),
         fc.array(fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 4, max: 64 })), {
           minLength: 1,
           maxLength: 8,
         }),
         (items, sizes) => {
+          const whole = `[${items.map(([a, v, b]) => a + JSON.stringify(v, null, 1) + b).join(",")}]`;
           // Chunk sizes taken in turn: runs of tiny chunks put every byte at some edge.
-          const bytes = Buffer.from(JSON.stringify(items));
+          const bytes = Buffer.from(whole);
           const chunks: Buffer[] = [];
           for (let at = 0, k = 0; at < bytes.length; k++) {
             const size = sizes[k % sizes.length] ?? 1;
             chunks.push(bytes.subarray(at, at + size));
             at += size;
           }
-          expect(split(chunks)).toEqual(items.map((v) => JSON.stringify(v)));
+          const values = split(chunks);
+          expect(values.map((t) => JSON.parse(t))).toEqual(JSON.parse(whole));
+          // Untrimmed, each element runs to its separator; its lines are those of its first
+          // byte and of its separator.
+          const linesBefore = (end: number) => bytes.subarray(0, end).toString().split("\n").length;
+          const scanner = new JsonArrayScanner({ lines: true, untrimmed: true });
+          const seen: unknown[] = [];
+          for (const c of chunks)
+            scanner.push(c, (el, line, endLine, end) => {
+              expect(bytes.subarray(end - el.length, end)).toEqual(el);
+              expect([",", "]"]).toContain(String.fromCharCode(bytes[end] ?? 0));
+              expect(line).toBe(linesBefore(end - el.length));
+              expect(endLine).toBe(linesBefore(end));
+              seen.push(JSON.parse(el.toString()));
+            });
+          scanner.end();
+          expect(scanner.line).toBe(linesBefore(bytes.length));
+          expect(seen).toEqual(JSON.parse(whole));
         },
       ),
       { numRuns: 300 },
@@ -139,14 +162,14 @@ describe("JsonArraySplitter", () => {
   });
 
   it("refuses an element past the limit once it is held, not when it ends", () => {
-    const splitter = new JsonArraySplitter({ maxElementBytes: 1000 });
+    const scanner = new JsonArrayScanner({ maxElementBytes: 1000 });
     const emitted: string[] = [];
-    splitter.push(Buffer.from('[{"id":1},{"big":"'), (b) => emitted.push(b.toString()));
+    scanner.push(Buffer.from('[{"id":1},{"big":"'), (b) => emitted.push(b.toString()));
     const chunk = Buffer.alloc(300, "x");
     let thrown: unknown;
     let pushed = 0;
     try {
-      for (; pushed < 100; pushed++) splitter.push(chunk, () => {});
+      for (; pushed < 100; pushed++) scanner.push(chunk, () => {});
     } catch (err) {
       thrown = err;
     }
@@ -160,7 +183,7 @@ describe("JsonArraySplitter", () => {
   it("accepts an element of exactly the limit, and has a 16 MiB limit by default", () => {
     const element = `"${"y".repeat(98)}"`;
     expect(split([Buffer.from(`[${element},1]`)])).toEqual([element, "1"]);
-    const exact = new JsonArraySplitter({ maxElementBytes: 100 });
+    const exact = new JsonArrayScanner({ maxElementBytes: 100 });
     const out: string[] = [];
     exact.push(Buffer.from("["), () => {});
     for (const c of element) exact.push(Buffer.from(c), (b) => out.push(b.toString()));
