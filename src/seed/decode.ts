@@ -28,18 +28,11 @@ export class SeedDecoder {
   /** The line the next piece starts on. */
   #line = 1;
 
-  /** The text of the complete lines received so far and not yet returned ("" when none). */
-  push(chunk: Uint8Array): string {
-    return text(this.pushBytes(chunk));
-  }
-
-  /** The text after the last line end (the file's last line, when it has no line end). */
-  end(): string {
-    return text(this.endBytes());
-  }
-
-  /** push(), as bytes (a Buffer over them: no copy); their lines that are not UTF-8 are noted. */
-  pushBytes(chunk: Uint8Array): Buffer {
+  /**
+   * The bytes of the complete lines received so far and not yet returned (a Buffer over them,
+   * not a copy); the lines that are not UTF-8 are noted.
+   */
+  push(chunk: Uint8Array): Buffer {
     let bytes = this.#rest === null ? chunk : concat(this.#rest, chunk);
     this.#rest = null;
     if (!this.#started) {
@@ -60,8 +53,8 @@ export class SeedDecoder {
     return this.#check(bytes.subarray(0, lastLf + 1));
   }
 
-  /** end(), as bytes. */
-  endBytes(): Buffer {
+  /** The bytes after the last line end (the file's last line, when it has no line end). */
+  end(): Buffer {
     let bytes = this.#rest ?? EMPTY;
     this.#rest = null;
     if (!this.#started && hasBom(bytes)) bytes = bytes.subarray(3);
@@ -112,19 +105,15 @@ export interface BytePiece {
 /** pieces(), as bytes. */
 export function* bytePieces(chunks: Iterable<Uint8Array>, decoder: SeedDecoder): Generator<BytePiece> {
   for (const chunk of chunks) {
-    const bytes = decoder.pushBytes(chunk);
+    const bytes = decoder.push(chunk);
     if (bytes.length > 0) yield { bytes, final: false };
   }
-  yield { bytes: decoder.endBytes(), final: true };
+  yield { bytes: decoder.end(), final: true };
 }
 
 /** The pieces of text of a file's chunks, the last one marked final (it may be ""). */
 export function* pieces(chunks: Iterable<Uint8Array>, decoder: SeedDecoder): Generator<Piece> {
-  for (const chunk of chunks) {
-    const text = decoder.push(chunk);
-    if (text !== "") yield { text, final: false };
-  }
-  yield { text: decoder.end(), final: true };
+  for (const { bytes, final } of bytePieces(chunks, decoder)) yield { text: text(bytes), final };
 }
 
 function hasBom(b: Uint8Array): boolean {
