@@ -71,6 +71,12 @@ function isSpace(b: number): boolean {
   return b === 0x20 || b === LF || b === 0x0d || b === 0x09;
 }
 
+function trimEnd(bytes: Buffer): Buffer {
+  let k = bytes.length;
+  while (k > 0 && isSpace(bytes[k - 1] as number)) k--;
+  return bytes.subarray(0, k);
+}
+
 /** Before '[', after '[' (a ']' may close it), after ',' (an element must come), after ']'. */
 const BEFORE = 0;
 const FIRST = 1;
@@ -215,21 +221,19 @@ export class JsonArrayScanner {
 
   /** An element ends at `end` (its separator) in this chunk: emitted, with its earlier parts. */
   #finish(chunk: Buffer, start: number, end: number, emit: ElementSink): void {
-    const parts = this.#parts;
-    let bytes = chunk.subarray(start, end);
-    if (parts.length) {
-      bytes = Buffer.concat([...parts, bytes]);
+    const endLine = this.#lines ? this.#lineAt(chunk, end) : 0;
+    let stop = end;
+    if (!this.#untrimmed) while (stop > start && isSpace(chunk[stop - 1] as number)) stop--;
+    let bytes = chunk.subarray(start, stop);
+    if (this.#parts.length) {
+      bytes = Buffer.concat([...this.#parts, bytes]);
       this.#parts = [];
       this.#partsBytes = 0;
-    }
-    if (!this.#untrimmed) {
-      let k = bytes.length;
-      while (k > 0 && isSpace(bytes[k - 1] as number)) k--;
-      if (k < bytes.length) bytes = bytes.subarray(0, k);
+      // White space may end the earlier parts too: trimmed after joining (rare).
+      if (stop === 0 && !this.#untrimmed) bytes = trimEnd(bytes);
     }
     this.#count++;
-    if (!this.#lines) emit(bytes, 0, 0, this.#base + end);
-    else emit(bytes, this.#startLine, this.#lineAt(chunk, end), this.#base + end);
+    emit(bytes, this.#startLine, endLine, this.#base + end);
   }
 
   /** The line of chunk[at], counting the LFs before it (never the same one twice). */
