@@ -15,7 +15,7 @@ const MESSAGES: Record<ArrayProblem, (found: string) => string> = {
   unexpected: (c) => `unexpected '${c}' in the array`,
   "after-end": () => "unexpected data after the end of the JSON array",
   ended: () => "the JSON array ended early (truncated response)",
-  "too-large": () => "",
+  "too-large": () => "an element is too large",
 };
 
 export class JsonArrayFormatError extends Error {
@@ -47,8 +47,7 @@ export class JsonElementTooLargeError extends JsonArrayFormatError {
 export type ElementSink = (bytes: Buffer, line: number, endLine: number, end: number) => void;
 
 export interface ScannerOptions {
-  /** Default MAX_RECORD_BYTES. */
-  maxElementBytes?: number;
+  maxElementBytes?: number; // default MAX_RECORD_BYTES
   /** Count lines (LF) for the elements and problems; off, the scan costs nothing more. */
   lines?: boolean;
   /**
@@ -97,7 +96,7 @@ export class JsonArrayScanner {
   #count = 0;
   /** Bytes of the chunks before the current one. */
   #base = 0;
-  /** The line at #counted in the current chunk, and the next LF at or after it (-1: none). */
+  /** The line counted so far, and the next LF of the current chunk not yet counted (-1: none). */
   #line = 1;
   #nextLf = -1;
   #startLine = 1;

@@ -8,18 +8,9 @@ import type { RawRecord, ReaderOutcome } from "./types.js";
 /** Text held to name what a file that is not an array holds (a string, a number...). */
 const NOT_ARRAY_CAP = 16 * 1024 * 1024;
 
-interface Problem {
-  line: number;
-  reason: string;
-}
-
+type Problem = { line: number; reason: string };
 /** An element as written, up to its separator (white space included), at `end` in the file. */
-interface Element {
-  bytes: Buffer;
-  line: number;
-  endLine: number;
-  end: number;
-}
+type Element = { bytes: Buffer; line: number; endLine: number; end: number };
 
 export function* readJsonArray(
   input: Iterable<BytePiece>,
