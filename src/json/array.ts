@@ -1,8 +1,13 @@
 /**
  * The one scanner of a top-level JSON array arriving as byte chunks: it finds where each element
- * starts and ends (depth, strings, escapes) and checks the array's structure, so that a list of
- * 100,000 plans or a seed file of a million rows is never held whole. Each element's bytes are
- * parsed by their consumer. Lines are counted only when asked. Pure: no I/O.
+ * starts and ends (depth, strings, escapes), so that a list of 100,000 plans or a seed file of a
+ * million rows is never held whole. Each element's bytes are parsed by their consumer. Lines are
+ * counted only when asked. Pure: no I/O.
+ *
+ * Two rules, one scan. By default (the plan list) separators are read leniently: a stray or
+ * missing comma costs at most the record it touches, never the list, and an element is handed on
+ * as soon as it ends (an object at its '}'). Strict (a seed file) refuses any structural problem
+ * and gives each element as written up to its separator.
  */
 import { formatBytes } from "../text/bytes.js";
 
@@ -51,10 +56,13 @@ export interface ScannerOptions {
   /** Count lines (LF) for the elements and problems; off, the scan costs nothing more. */
   lines?: boolean;
   /**
-   * Give each element as written up to its separator, white space after it included (what a
-   * reader quoting JSON.parse's positions needs); by default only the value's bytes.
+   * Refuse a missing, doubled or trailing ',' and a stray '}' or ']'; give each element as written
+   * up to its separator, white space after it included (what a reader quoting JSON.parse's
+   * positions needs). By default: empty places are skipped, an element ends where its value
+   * does (at its last '}' or ']', or a scalar at white space), and elements not parted by a
+   * comma are still split.
    */
-  untrimmed?: boolean;
+  strict?: boolean;
 }
 
 const OPEN_BRACE = 0x7b;
@@ -70,13 +78,7 @@ function isSpace(b: number): boolean {
   return b === 0x20 || b === LF || b === 0x0d || b === 0x09;
 }
 
-function trimEnd(bytes: Buffer): Buffer {
-  let k = bytes.length;
-  while (k > 0 && isSpace(bytes[k - 1] as number)) k--;
-  return bytes.subarray(0, k);
-}
-
-/** Before '[', after '[' (a ']' may close it), after ',' (an element must come), after ']'. */
+/** Before '[', after '[' or between elements, after ',' (strict: an element must come), after ']'. */
 const BEFORE = 0;
 const FIRST = 1;
 const NEXT = 2;
@@ -87,7 +89,7 @@ export class JsonArrayScanner {
   #parts: Buffer[] = [];
   #partsBytes = 0;
   #state = BEFORE;
-  /** An element is open: it ends at a ',' ']' or '}' at depth 0, outside strings. */
+  /** An element is open; `depth` counts its open brackets (by default, a stray '}' makes it negative). */
   #open = false;
   #depth = 0;
   #inString = false;
@@ -101,13 +103,13 @@ export class JsonArrayScanner {
   #nextLf = -1;
   #startLine = 1;
   readonly #lines: boolean;
-  readonly #untrimmed: boolean;
+  readonly #strict: boolean;
   readonly #maxElementBytes: number;
 
   constructor(opts: ScannerOptions = {}) {
     this.#maxElementBytes = opts.maxElementBytes ?? MAX_RECORD_BYTES;
     this.#lines = opts.lines === true;
-    this.#untrimmed = opts.untrimmed === true;
+    this.#strict = opts.strict === true;
   }
 
   /** Elements emitted so far. */
@@ -138,6 +140,7 @@ export class JsonArrayScanner {
     let depth = this.#depth;
     let inString = this.#inString;
     let state = this.#state;
+    const strict = this.#strict;
     // Where the open element starts in this chunk (0: it began in an earlier one).
     let start = 0;
     let i = 0;
@@ -161,22 +164,33 @@ export class JsonArrayScanner {
           continue;
         }
         const b = chunk[i] as number;
+        // '[' and '{' differ only in bit 0x20, as do ']' and '}': one compare for each pair.
+        const pair = b | 0x20;
         if (open) {
-          // '[' and '{' differ only in bit 0x20, as do ']' and '}': one compare for each pair.
-          const pair = b | 0x20;
           if (b === QUOTE) {
             inString = true;
             this.#backslashRun = 0;
           } else if (pair === OPEN_BRACE) depth++;
-          else if (depth > 0) {
-            if (pair === CLOSE_BRACE) depth--;
-          } else if (pair === CLOSE_BRACE || b === COMMA) {
+          else if (depth !== 0) {
+            // By default the element ends with its value: at the bracket that closes it.
+            if (pair === CLOSE_BRACE && --depth === 0 && !strict) {
+              open = false;
+              this.#finish(chunk, start, i + 1, emit);
+            }
+          } else if (strict) {
+            if (pair === CLOSE_BRACE || b === COMMA) {
+              open = false;
+              this.#finish(chunk, start, i, emit);
+              if (b === COMMA) state = NEXT;
+              else if (b === CLOSE_BRACKET) state = AFTER;
+              else throw this.#problem("unexpected", chunk, i);
+            }
+          } else if (b === COMMA || b === CLOSE_BRACKET || isSpace(b)) {
+            // The end of a scalar (number, string, true, null...); the separator is read again below.
             open = false;
             this.#finish(chunk, start, i, emit);
-            if (b === COMMA) state = NEXT;
-            else if (b === CLOSE_BRACKET) state = AFTER;
-            else throw this.#problem("unexpected", chunk, i);
-          }
+            continue;
+          } else if (b === CLOSE_BRACE) depth = -1; // kept in the scalar, as any close is by default
           i++;
           continue;
         }
@@ -189,15 +203,20 @@ export class JsonArrayScanner {
           state = FIRST;
         } else if (state === AFTER) {
           throw this.#problem("after-end", chunk, i);
-        } else if (b === COMMA || b === CLOSE_BRACE || b === CLOSE_BRACKET) {
-          if (state === FIRST && b === CLOSE_BRACKET) state = AFTER;
-          else throw this.#problem("no-element", chunk, i);
+        } else if (b === CLOSE_BRACKET && (state === FIRST || !strict)) {
+          state = AFTER;
+        } else if (b === COMMA && !strict) {
+          // An empty place: skipped.
+        } else if (strict && (b === COMMA || pair === CLOSE_BRACE)) {
+          throw this.#problem("no-element", chunk, i);
         } else {
-          // An element starts: its first byte is scanned again as part of it.
+          // An element starts: its first byte is scanned again as part of it, but for a stray
+          // '}' (by default), which is its first byte and closes nothing.
           open = true;
           start = i;
           depth = 0;
           if (this.#lines) this.#startLine = this.#lineAt(chunk, i);
+          if (b === CLOSE_BRACE) i++;
           continue;
         }
         i++;
@@ -218,18 +237,14 @@ export class JsonArrayScanner {
     if (this.#partsBytes > this.#maxElementBytes) throw new JsonElementTooLargeError(this.#maxElementBytes);
   }
 
-  /** An element ends at `end` (its separator) in this chunk: emitted, with its earlier parts. */
+  /** An element ends at `end` (exclusive) in this chunk: emitted, with its earlier parts. */
   #finish(chunk: Buffer, start: number, end: number, emit: ElementSink): void {
     const endLine = this.#lines ? this.#lineAt(chunk, end) : 0;
-    let stop = end;
-    if (!this.#untrimmed) while (stop > start && isSpace(chunk[stop - 1] as number)) stop--;
-    let bytes = chunk.subarray(start, stop);
+    let bytes = chunk.subarray(start, end);
     if (this.#parts.length) {
       bytes = Buffer.concat([...this.#parts, bytes]);
       this.#parts = [];
       this.#partsBytes = 0;
-      // White space may end the earlier parts too: trimmed after joining (rare).
-      if (stop === 0 && !this.#untrimmed) bytes = trimEnd(bytes);
     }
     this.#count++;
     emit(bytes, this.#startLine, endLine, this.#base + end);

@@ -18,7 +18,7 @@ export function* readJsonArray(
   out: ReaderOutcome,
 ): Generator<RawRecord> {
   // No element limit: the seed file's size is the user's (as when it was read as text).
-  const scanner = new JsonArrayScanner({ lines: true, untrimmed: true, maxElementBytes: Infinity });
+  const scanner = new JsonArrayScanner({ lines: true, strict: true, maxElementBytes: Infinity });
   const found: Element[] = [];
   const collect = (bytes: Buffer, line: number, endLine: number, end: number) =>
     found.push({ bytes, line, endLine, end });

@@ -89,14 +89,44 @@ describe("JsonArrayScanner", () => {
     ["<html>502</html>", /expected a JSON array, found '<'/],
     ["[1] [2]", /after the end/],
     ["[1],", /after the end/],
-    ["[1,,2]", "expected an array element, found ','"],
-    ["[,1]", "expected an array element, found ','"],
-    ["[1,]", "expected an array element, found ']'"],
-    ['[{"a":1}}]', "unexpected '}' in the array"],
   ])("refuses %j with JsonArrayFormatError", (text, message) => {
     const scanner = new JsonArrayScanner();
     expect(() => scanner.push(Buffer.from(text), () => {})).toThrow(JsonArrayFormatError);
     expect(() => new JsonArrayScanner().push(Buffer.from(text), () => {})).toThrow(message);
+  });
+
+  // The plan list: a misplaced separator costs at most the record it touches, never the list.
+  it.each([
+    ["[1,,2]", ["1", "2"], "expected an array element, found ','"],
+    ["[,1]", ["1"], "expected an array element, found ','"],
+    ["[1,]", ["1"], "expected an array element, found ']'"],
+    ['[{"a":1}}]', ['{"a":1}', "}"], "unexpected '}' in the array"],
+  ])("reads %j leniently by default, and refuses it when strict", (text, elements, message) => {
+    expect(split([Buffer.from(text)])).toEqual(elements);
+    const strict = () => new JsonArrayScanner({ strict: true }).push(Buffer.from(text), () => {});
+    expect(strict).toThrow(JsonArrayFormatError);
+    expect(strict).toThrow(message);
+  });
+
+  it("splits objects with no comma between them at their closing brace, unless strict", () => {
+    const text = '[{"a":1} {"b":2}\n{"c":[3]}]';
+    expect(split([Buffer.from(text)])).toEqual(['{"a":1}', '{"b":2}', '{"c":[3]}']);
+    const strict: string[] = [];
+    const scanner = new JsonArrayScanner({ strict: true });
+    scanner.push(Buffer.from(text), (b) => strict.push(b.toString()));
+    scanner.end();
+    expect(strict).toEqual([text.slice(1, -1)]); // one element, which JSON.parse refuses
+  });
+
+  it("hands on an object at its closing brace, before the separator arrives", () => {
+    const out: string[] = [];
+    const scanner = new JsonArrayScanner();
+    scanner.push(Buffer.from('[{"id":1},{"id":2}'), (b) => out.push(b.toString()));
+    // The connection may break here: both plans were received whole.
+    expect(out).toEqual(['{"id":1}', '{"id":2}']);
+    expect(scanner.count).toBe(2);
+    expect(scanner.pending()).toBeNull();
+    expect(() => scanner.end()).toThrow("the JSON array ended early (truncated response)");
   });
 
   it.each([
@@ -142,7 +172,7 @@ describe("JsonArrayScanner", () => {
           // Untrimmed, each element runs to its separator; its lines are those of its first
           // byte and of its separator.
           const linesBefore = (end: number) => bytes.subarray(0, end).toString().split("\n").length;
-          const scanner = new JsonArrayScanner({ lines: true, untrimmed: true });
+          const scanner = new JsonArrayScanner({ lines: true, strict: true });
           const seen: unknown[] = [];
           for (const c of chunks)
             scanner.push(c, (el, line, endLine, end) => {

@@ -6,7 +6,7 @@ import type { SeedParseResult } from "../../src/seed/types.js";
 
 /** The scanner as the seed reader runs it, over the text cut into parts of `size` bytes. */
 function scanJsonArray(text: string, size: number): { text: string; line: number; endLine: number }[] {
-  const scanner = new JsonArrayScanner({ lines: true, untrimmed: true });
+  const scanner = new JsonArrayScanner({ lines: true, strict: true });
   const elements: { text: string; line: number; endLine: number }[] = [];
   const bytes = Buffer.from(text);
   for (let at = 0; at < bytes.length; at += size)
