@@ -73,6 +73,11 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const LF = 0x0a;
+/** Bytes of a string scanned one by one before a native search takes over. */
+const NEAR = 32;
+/** 1 for the bytes that do not matter inside brackets, outside strings: all but '"' '{' '}' '[' ']'. */
+const INERT = new Uint8Array(256).fill(1);
+for (const b of [0x22, 0x7b, 0x7d, 0x5b, 0x5d]) INERT[b] = 0;
 
 function isSpace(b: number): boolean {
   return b === 0x20 || b === LF || b === 0x0d || b === 0x09;
@@ -147,7 +152,12 @@ export class JsonArrayScanner {
     try {
       while (i < n) {
         if (inString) {
-          const q = chunk.indexOf(QUOTE, i);
+          // Most strings (keys, short values) end within a few bytes: found here, for less than
+          // a native call costs; a long one is left to indexOf.
+          let q = i;
+          const near = Math.min(n, i + NEAR);
+          while (q < near && chunk[q] !== QUOTE) q++;
+          if (q === near) q = near < n ? chunk.indexOf(QUOTE, near) : -1;
           if (q < 0) {
             this.#noteBackslashes(chunk, i);
             i = n;
@@ -163,7 +173,23 @@ export class JsonArrayScanner {
           if (bs % 2 === 0) inString = false;
           continue;
         }
-        const b = chunk[i] as number;
+        let b = chunk[i] as number;
+        if (open && depth !== 0) {
+          // Inside brackets only a quote or a bracket matters: the rest is passed in a tight loop.
+          while (INERT[b] === 1 && ++i < n) b = chunk[i] as number;
+          if (i === n) break;
+          if (b === QUOTE) {
+            inString = true;
+            this.#backslashRun = 0;
+          } else if ((b | 0x20) === OPEN_BRACE) depth++;
+          // By default the element ends with its value: at the bracket that closes it.
+          else if (--depth === 0 && !strict) {
+            open = false;
+            this.#finish(chunk, start, i + 1, emit);
+          }
+          i++;
+          continue;
+        }
         // '[' and '{' differ only in bit 0x20, as do ']' and '}': one compare for each pair.
         const pair = b | 0x20;
         if (open) {
@@ -171,13 +197,7 @@ export class JsonArrayScanner {
             inString = true;
             this.#backslashRun = 0;
           } else if (pair === OPEN_BRACE) depth++;
-          else if (depth !== 0) {
-            // By default the element ends with its value: at the bracket that closes it.
-            if (pair === CLOSE_BRACE && --depth === 0 && !strict) {
-              open = false;
-              this.#finish(chunk, start, i + 1, emit);
-            }
-          } else if (strict) {
+          else if (strict) {
             if (pair === CLOSE_BRACE || b === COMMA) {
               open = false;
               this.#finish(chunk, start, i, emit);
