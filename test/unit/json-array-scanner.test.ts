@@ -191,6 +191,70 @@ describe("JsonArrayScanner", () => {
     );
   });
 
+  it("reads any bytes, JSON or not, the same way wherever the chunks are cut, in both modes", () => {
+    // Near-JSON: brackets, separators, strings and escapes in any order, long strings included.
+    const token = fc.constantFrom(
+      "[",
+      "]",
+      "{",
+      "}",
+      ",",
+      '"',
+      "\\",
+      " ",
+      "\n",
+      "1",
+      "a",
+      ":",
+      "é",
+      '{"k":[2]}',
+      "x".repeat(40),
+    );
+    const outcome = (opts: { strict?: boolean }, chunks: Buffer[]) => {
+      const scanner = new JsonArrayScanner(opts);
+      const seen: string[] = [];
+      try {
+        for (const c of chunks) scanner.push(c, (b) => seen.push(b.toString("latin1")));
+        scanner.end();
+      } catch (err) {
+        seen.push(`${(err as Error).name}: ${(err as Error).message}`);
+      }
+      return { seen, count: scanner.count, pending: scanner.pending()?.toString("latin1") };
+    };
+    fc.assert(
+      fc.property(
+        fc.array(token, { maxLength: 40 }),
+        fc.boolean(),
+        fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 1, maxLength: 8 }),
+        fc.boolean(),
+        (tokens, bracket, sizes, strict) => {
+          const bytes = Buffer.from((bracket ? "[" : "") + tokens.join(""));
+          const chunks: Buffer[] = [];
+          for (let at = 0, k = 0; at < bytes.length; k++) {
+            const size = sizes[k % sizes.length] ?? 1;
+            chunks.push(bytes.subarray(at, at + size));
+            at += size;
+          }
+          expect(outcome({ strict }, chunks)).toEqual(outcome({ strict }, [bytes]));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("reads values parted by any run of commas and white space as the values, by default", () => {
+    const value = fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v));
+    const gap = fc.constantFrom("", ",", ",,", " ", "\n", " , ,");
+    fc.assert(
+      fc.property(fc.array(fc.tuple(gap, value), { maxLength: 8 }), gap, (items, last) => {
+        // One space at least before each value: two values never run together.
+        const whole = `[${items.map(([g, v]) => `${g} ${v}`).join("")}${last}]`;
+        expect(split([Buffer.from(whole)])).toEqual(items.map(([, v]) => v));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("refuses an element past the limit once it is held, not when it ends", () => {
     const scanner = new JsonArrayScanner({ maxElementBytes: 1000 });
     const emitted: string[] = [];
