@@ -77,7 +77,7 @@ const LF = 0x0a;
 const NEAR = 32;
 /** 1 for the bytes that do not matter inside brackets, outside strings: all but '"' '{' '}' '[' ']'. */
 const INERT = new Uint8Array(256).fill(1);
-for (const b of [0x22, 0x7b, 0x7d, 0x5b, 0x5d]) INERT[b] = 0;
+for (const b of [QUOTE, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET]) INERT[b] = 0;
 
 function isSpace(b: number): boolean {
   return b === 0x20 || b === LF || b === 0x0d || b === 0x09;

@@ -169,7 +169,7 @@ describe("JsonArrayScanner", () => {
           }
           const values = split(chunks);
           expect(values.map((t) => JSON.parse(t))).toEqual(JSON.parse(whole));
-          // Untrimmed, each element runs to its separator; its lines are those of its first
+          // Strict, each element runs to its separator; its lines are those of its first
           // byte and of its separator.
           const linesBefore = (end: number) => bytes.subarray(0, end).toString().split("\n").length;
           const scanner = new JsonArrayScanner({ lines: true, strict: true });
