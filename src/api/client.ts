@@ -2,11 +2,17 @@
  * The three operations of the service, for one company. Auth headers, the
  * current-company-id header and the companyId query are set exactly as the seed says.
  */
+import {
+  JsonArrayFormatError,
+  JsonArrayScanner,
+  JsonElementTooLargeError,
+  MAX_RECORD_BYTES,
+} from "../json/array.js";
 import type { Logger } from "../log.js";
+import { formatBytes } from "../text/bytes.js";
 import { scenarioSchema, type WireScenario } from "../wire/schemas.js";
 import type { TokenProvider } from "./auth.js";
 import { parseBody } from "./body.js";
-import { formatBytes } from "./bytes.js";
 import {
   type ApiError,
   isUnreachable,
@@ -18,12 +24,6 @@ import {
   withDetail,
 } from "./errors.js";
 import type { HttpTransport, Response } from "./http.js";
-import {
-  JsonArrayFormatError,
-  JsonArraySplitter,
-  JsonElementTooLargeError,
-  MAX_RECORD_BYTES,
-} from "./json-array.js";
 import { backoffMs, defaultSleep } from "./rate-limiter.js";
 
 export interface ClientDeps {
@@ -79,7 +79,7 @@ export class TasClient {
   async streamPlans(handlers: PlanStreamHandlers, signal?: AbortSignal): Promise<number> {
     const { logger, maxAttempts } = this.deps;
     for (let attempt = 1; ; attempt++) {
-      const splitter = new JsonArraySplitter();
+      const scanner = new JsonArrayScanner();
       const progress = { received: false };
       try {
         const res = await this.#authorized((authorize) =>
@@ -93,19 +93,19 @@ export class TasClient {
             ...(signal ? { signal } : {}),
           }),
         );
-        await this.#readPlanList(res, splitter, handlers, progress);
-        return splitter.count;
+        await this.#readPlanList(res, scanner, handlers, progress);
+        return scanner.count;
       } catch (err) {
         const e = err instanceof NotFoundError ? this.#noSuchList(err) : (err as ApiError);
         if (!progress.received || !e.retryable || attempt >= maxAttempts || signal?.aborted) {
-          if (progress.received) handlers.onBrokenOff?.(splitter.pending());
+          if (progress.received) handlers.onBrokenOff?.(scanner.pending());
           throw e;
         }
         // The body broke off midway: start the list again from scratch.
         handlers.onRestart();
         const wait = backoffMs(attempt);
         logger.warn(
-          { attempt, waitMs: wait, err: e.message, after: splitter.count },
+          { attempt, waitMs: wait, err: e.message, after: scanner.count },
           "plan list broke off; fetching again",
         );
         await (this.deps.sleep ?? defaultSleep)(wait);
@@ -125,10 +125,10 @@ export class TasClient {
     );
   }
 
-  /** Feeds the list body to the splitter; every failure leaves as an ApiError, or as the consumer's own. */
+  /** Feeds the list body to the scanner; every failure leaves as an ApiError, or as the consumer's own. */
   async #readPlanList(
     res: Response,
-    splitter: JsonArraySplitter,
+    scanner: JsonArrayScanner,
     handlers: PlanStreamHandlers,
     progress: { received: boolean },
   ): Promise<void> {
@@ -158,9 +158,9 @@ export class TasClient {
             `the plan list is larger than ${formatBytes(maxBytes)} (http.maxResponseBytes)`,
           );
         }
-        splitter.push(chunk as Buffer, onRecord);
+        scanner.push(chunk as Buffer, onRecord);
       }
-      splitter.end();
+      scanner.end();
     } catch (err) {
       if (local) throw (local as { err: unknown }).err;
       if (err instanceof JsonElementTooLargeError) {

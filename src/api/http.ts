@@ -8,7 +8,7 @@ import { Agent, type Dispatcher, EnvHttpProxyAgent, request } from "undici";
 import type { IncomingHttpHeaders } from "undici/types/header.js";
 import type { Logger } from "../log.js";
 import { noTelemetry, type Telemetry } from "../telemetry.js";
-import { formatBytes } from "./bytes.js";
+import { formatBytes } from "../text/bytes.js";
 import {
   type ApiError,
   ConnectionError,

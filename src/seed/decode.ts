@@ -1,16 +1,24 @@
 /**
  * Bytes to text, a chunk at a time: each piece of text ends at a line end (the last one at the
  * end of the file), so a multi-byte character is never cut and a reader always sees whole
- * lines. A piece is decoded at once (the fast path); only when that fails are its lines decoded
- * one by one, so that one bad line is one problem and the rest still parse.
+ * lines. A piece is checked at once (the fast path); only when that fails are its lines checked
+ * one by one, so that one bad line is one problem and the rest still parse. The JSON reader
+ * takes the pieces as bytes.
  */
+
+import { isUtf8 } from "node:buffer";
 
 export const BAD_ENCODING = "unreadable encoding: not valid UTF-8";
 
 // ignoreBOM: the BOM is stripped by hand below, so that line 1 is the same in both paths.
-const fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
 const LF = 0x0a;
+const EMPTY = Buffer.alloc(0);
+
+/** Bytes as text; a sequence that is not UTF-8 becomes U+FFFD. */
+export function text(bytes: Uint8Array): string {
+  return bytes.length === 0 ? "" : lenient.decode(bytes);
+}
 
 export class SeedDecoder {
   /** 1-based physical lines that are not valid UTF-8 (of the pieces decoded so far). */
@@ -20,14 +28,17 @@ export class SeedDecoder {
   /** The line the next piece starts on. */
   #line = 1;
 
-  /** The text of the complete lines received so far and not yet returned ("" when none). */
-  push(chunk: Uint8Array): string {
+  /**
+   * The bytes of the complete lines received so far and not yet returned (a Buffer over them,
+   * not a copy); the lines that are not UTF-8 are noted.
+   */
+  push(chunk: Uint8Array): Buffer {
     let bytes = this.#rest === null ? chunk : concat(this.#rest, chunk);
     this.#rest = null;
     if (!this.#started) {
       if (bytes.length < 3) {
         this.#rest = bytes.slice();
-        return "";
+        return EMPTY;
       }
       this.#started = true;
       if (hasBom(bytes)) bytes = bytes.subarray(3);
@@ -35,20 +46,20 @@ export class SeedDecoder {
     const lastLf = bytes.lastIndexOf(LF);
     if (lastLf === -1) {
       this.#rest = bytes.slice();
-      return "";
+      return EMPTY;
     }
     // slice, not subarray: the rest must not keep the whole chunk alive.
     if (lastLf + 1 < bytes.length) this.#rest = bytes.slice(lastLf + 1);
-    return this.#decode(bytes.subarray(0, lastLf + 1));
+    return this.#check(bytes.subarray(0, lastLf + 1));
   }
 
-  /** The text after the last line end (the file's last line, when it has no line end). */
-  end(): string {
-    let bytes = this.#rest ?? new Uint8Array(0);
+  /** The bytes after the last line end (the file's last line, when it has no line end). */
+  end(): Buffer {
+    let bytes = this.#rest ?? EMPTY;
     this.#rest = null;
     if (!this.#started && hasBom(bytes)) bytes = bytes.subarray(3);
     this.#started = true;
-    return this.#decode(bytes);
+    return this.#check(bytes);
   }
 
   /** Whether any physical line in from..to (inclusive) is not valid UTF-8. */
@@ -58,17 +69,14 @@ export class SeedDecoder {
     return false;
   }
 
-  #decode(bytes: Uint8Array): string {
+  #check(bytes: Uint8Array): Buffer {
     const first = this.#line;
     for (let i = bytes.indexOf(LF); i !== -1; i = bytes.indexOf(LF, i + 1)) this.#line++;
-    try {
-      return fatal.decode(bytes);
-    } catch {
-      // A replacement character never swallows an ASCII byte, so the lenient text keeps
-      // every newline, quote and comma where it was: lines and records still line up.
-      this.#findBadLines(bytes, first);
-      return lenient.decode(bytes);
-    }
+    // Not valid UTF-8: the lines that are not are found, and decoded leniently. A replacement
+    // character never swallows an ASCII byte, so the text keeps every newline, quote and comma
+    // where it was: lines and records still line up.
+    if (!isUtf8(bytes)) this.#findBadLines(bytes, first);
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   }
 
   #findBadLines(bytes: Uint8Array, firstLine: number): void {
@@ -76,11 +84,7 @@ export class SeedDecoder {
     for (let line = firstLine; start < bytes.length; line++) {
       let end = bytes.indexOf(LF, start);
       if (end === -1) end = bytes.length;
-      try {
-        fatal.decode(bytes.subarray(start, end));
-      } catch {
-        this.badLines.add(line);
-      }
+      if (!isUtf8(bytes.subarray(start, end))) this.badLines.add(line);
       start = end + 1;
     }
   }
@@ -92,13 +96,24 @@ export interface Piece {
   final: boolean;
 }
 
+/** A piece of bytes that ends at a line end, or the file's last piece (`final`). */
+export interface BytePiece {
+  bytes: Buffer;
+  final: boolean;
+}
+
+/** pieces(), as bytes. */
+export function* bytePieces(chunks: Iterable<Uint8Array>, decoder: SeedDecoder): Generator<BytePiece> {
+  for (const chunk of chunks) {
+    const bytes = decoder.push(chunk);
+    if (bytes.length > 0) yield { bytes, final: false };
+  }
+  yield { bytes: decoder.end(), final: true };
+}
+
 /** The pieces of text of a file's chunks, the last one marked final (it may be ""). */
 export function* pieces(chunks: Iterable<Uint8Array>, decoder: SeedDecoder): Generator<Piece> {
-  for (const chunk of chunks) {
-    const text = decoder.push(chunk);
-    if (text !== "") yield { text, final: false };
-  }
-  yield { text: decoder.end(), final: true };
+  for (const { bytes, final } of bytePieces(chunks, decoder)) yield { text: text(bytes), final };
 }
 
 function hasBom(b: Uint8Array): boolean {

@@ -1,57 +1,90 @@
 /** A JSON array of row objects; a syntax error anywhere makes the whole file one problem. */
-import { BAD_ENCODING, type Piece, type SeedDecoder } from "./decode.js";
+import { JsonArrayFormatError, JsonArrayScanner } from "../json/array.js";
+import { BAD_ENCODING, type BytePiece, type SeedDecoder, text } from "./decode.js";
 import { jsonTypeName } from "./fields.js";
 import { REPEATED_KEY, repeatedKey } from "./json-keys.js";
-import { JsonArrayScanner, type JsonElement, type ScanProblem } from "./json-scan.js";
 import type { RawRecord, ReaderOutcome } from "./types.js";
 
 /** Text held to name what a file that is not an array holds (a string, a number...). */
 const NOT_ARRAY_CAP = 16 * 1024 * 1024;
 
+type Problem = { line: number; reason: string };
+/** An element as written, up to its separator (white space included), at `end` in the file. */
+type Element = { bytes: Buffer; line: number; endLine: number; end: number };
+
 export function* readJsonArray(
-  input: Iterable<Piece>,
+  input: Iterable<BytePiece>,
   decoder: SeedDecoder,
   out: ReaderOutcome,
 ): Generator<RawRecord> {
-  const scanner = new JsonArrayScanner();
-  let head = ""; // text before the first character that is not white space is known
+  // No element limit: the seed file's size is the user's (as when it was read as text).
+  const scanner = new JsonArrayScanner({ lines: true, strict: true, maxElementBytes: Infinity });
+  const found: Element[] = [];
+  const collect = (bytes: Buffer, line: number, endLine: number, end: number) =>
+    found.push({ bytes, line, endLine, end });
+  const rest = input[Symbol.iterator]();
+  let head: Buffer[] = []; // bytes before the first character that is not white space is known
+  let headText = "";
   let decided = false;
-  let notParsed: ScanProblem | null = null;
-  for (const { text, final } of input) {
-    let next = text;
+  let fed = 0;
+  let ahead = Buffer.alloc(0);
+  let notParsed: Problem | null = null;
+  for (let step = rest.next(); !step.done; step = rest.next()) {
+    const { bytes, final } = step.value;
+    let next = bytes;
     if (!decided) {
-      head += text;
-      const first = /\S/.exec(head);
+      head.push(bytes);
+      headText += text(bytes);
+      const first = /\S/.exec(headText);
       if (first === null && !final) continue;
       const c = first?.[0];
       if (c !== undefined && c !== "[") {
         // Not an array: name what it is once the whole value is known (or too long to hold).
-        if (c !== "{" && !final && head.length < NOT_ARRAY_CAP) continue;
-        const named = notAnArray(head, final);
+        if (c !== "{" && !final && headText.length < NOT_ARRAY_CAP) continue;
+        const named = notAnArray(headText, final);
         if (named !== null) {
           out.fileProblem = { field: null, ...named };
           return;
         }
       }
       decided = true;
-      next = head;
-      head = "";
+      next = Buffer.concat(head);
+      head = [];
+      headText = "";
     }
-    const scan = scanner.feed(next, final);
-    let problem: ScanProblem | null;
-    for (;;) {
-      const step = scan.next();
-      if (step.done) {
-        problem = step.value;
+    // The quoted excerpt of the file at `at` (the next parts are read for it: the scan ends).
+    const quote = (at: number) => {
+      while (ahead.length < EXCERPT_BYTES) {
+        const more = rest.next();
+        if (more.done) break;
+        ahead = Buffer.concat([ahead, more.value.bytes]);
+      }
+      return excerpt(Buffer.concat([next.subarray(at - fed), ahead]));
+    };
+    let problem: Problem | null = null;
+    try {
+      scanner.push(next, collect);
+      if (final) problem = atEnd(scanner);
+    } catch (err) {
+      if (!(err instanceof JsonArrayFormatError)) throw err;
+      problem = { line: err.line, reason: wording(err, quote) };
+    }
+    for (const el of found) {
+      const elText = text(el.bytes);
+      // Only white space (as JavaScript trims it) between separators: no element.
+      if (elText.trim() === "") {
+        problem = { line: el.endLine, reason: `expected an array element, found ${quote(el.end)}` };
         break;
       }
       // A structural problem anywhere wins over an element JSON.parse refuses, as when the
       // whole file was scanned first: elements are still scanned, no longer parsed.
       if (notParsed !== null) continue;
-      const record = toRecord(step.value, decoder);
+      const record = toRecord(el, elText, decoder);
       if ("reason" in record) notParsed = record;
       else yield record;
     }
+    found.length = 0;
+    fed += next.length;
     if (problem !== null) {
       out.fileProblem = { field: null, line: problem.line, reason: `not valid JSON: ${problem.reason}` };
       return;
@@ -60,19 +93,53 @@ export function* readJsonArray(
   if (notParsed !== null) out.fileProblem = { field: null, ...notParsed };
 }
 
-function toRecord(el: JsonElement, decoder: SeedDecoder): RawRecord | ScanProblem {
+/** The problem of a file that ends where it does, or null. */
+function atEnd(scanner: JsonArrayScanner): Problem | null {
+  const { phase, line } = scanner;
+  if (phase === "between") return { line, reason: "expected an array element, found end of file" };
+  if (phase !== "inside") return null;
+  const blank = text(scanner.pending() ?? Buffer.alloc(0)).trim() === "";
+  const reason = blank
+    ? "expected an array element, found end of file"
+    : "unexpected end of file: the array is not closed";
+  return { line, reason };
+}
+
+function wording(err: JsonArrayFormatError, quote: (at: number) => string): string {
+  switch (err.problem) {
+    case "not-array":
+      return `expected a JSON array of scenario objects, found ${quote(err.offset)}`;
+    case "no-element":
+      return `expected an array element, found ${quote(err.offset)}`;
+    case "after-end":
+      return `unexpected ${quote(err.offset)} after the end of the array`;
+    default:
+      return err.message; // "unexpected '}' in the array"
+  }
+}
+
+/** Characters of the file a problem quotes, and bytes enough to hold them. */
+const EXCERPT = 10;
+const EXCERPT_BYTES = 4 * EXCERPT;
+
+function excerpt(bytes: Buffer): string {
+  if (bytes.length === 0) return "end of file";
+  return JSON.stringify(text(bytes.subarray(0, EXCERPT_BYTES)).slice(0, EXCERPT));
+}
+
+function toRecord(el: Element, elText: string, decoder: SeedDecoder): RawRecord | Problem {
   const { line } = el;
   if (decoder.spansBadLine(line, el.endLine))
     return { line, fields: null, problems: [{ field: null, reason: BAD_ENCODING }] };
   let value: unknown;
   try {
-    value = JSON.parse(el.text);
+    value = JSON.parse(elText);
   } catch (e) {
     const message = (e as Error).message;
-    return { line: errorLine(message, el.text, line), reason: `not valid JSON: ${message}` };
+    return { line: errorLine(message, elText, line), reason: `not valid JSON: ${message}` };
   }
   if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-    const repeated = repeatedKey(el.text);
+    const repeated = repeatedKey(elText);
     const problems = repeated === null ? [] : [{ field: repeated, reason: REPEATED_KEY }];
     return { line, fields: value as Record<string, unknown>, problems };
   }

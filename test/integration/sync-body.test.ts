@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { StaticTokenProvider } from "../../src/api/auth.js";
 import { TasClient } from "../../src/api/client.js";
-import { JsonArraySplitter } from "../../src/api/json-array.js";
+import { JsonArrayScanner } from "../../src/json/array.js";
 import { storeKinds } from "../support/stores.js";
 import {
   admin,
@@ -176,10 +176,10 @@ describe.each(storeKinds())("plan list bodies on $name", (kind) => {
         const before = await breakingSync(mode);
         const { result } = before;
         // What the last attempt received: its complete elements, and the one it broke in.
-        const splitter = new JsonArraySplitter();
-        splitter.push(lastHalf, () => {});
-        const whole = splitter.count;
-        const tail = splitter.pending();
+        const scanner = new JsonArrayScanner();
+        scanner.push(lastHalf, () => {});
+        const whole = scanner.count;
+        const tail = scanner.pending();
         expect(whole).toBeGreaterThan(0);
         expect(tail).not.toBeNull();
         expect(result.status).toBe("partial");

@@ -1,21 +1,20 @@
 /** JSON-array seed files: the line of each element, and one problem for a syntax error. */
 import { describe, expect, it } from "vitest";
-import { JsonArrayScanner, type JsonElement, type ScanProblem } from "../../src/seed/json-scan.js";
+import { JsonArrayScanner } from "../../src/json/array.js";
 import { parseSeed } from "../../src/seed/parse.js";
 import type { SeedParseResult } from "../../src/seed/types.js";
 
-/** The scanner over the text cut into parts of `size` characters. */
-function scanJsonArray(text: string, size = text.length): { elements: JsonElement[] } | ScanProblem {
-  const scanner = new JsonArrayScanner();
-  const elements: JsonElement[] = [];
-  for (let at = 0; ; at += size) {
-    const final = at + size >= text.length;
-    const scan = scanner.feed(text.slice(at, at + size), final);
-    let step = scan.next();
-    for (; !step.done; step = scan.next()) elements.push(step.value);
-    if (step.value !== null) return step.value;
-    if (final) return { elements };
-  }
+/** The scanner as the seed reader runs it, over the text cut into parts of `size` bytes. */
+function scanJsonArray(text: string, size: number): { text: string; line: number; endLine: number }[] {
+  const scanner = new JsonArrayScanner({ lines: true, strict: true });
+  const elements: { text: string; line: number; endLine: number }[] = [];
+  const bytes = Buffer.from(text);
+  for (let at = 0; at < bytes.length; at += size)
+    scanner.push(bytes.subarray(at, at + size), (el, line, endLine) =>
+      elements.push({ text: el.toString(), line, endLine }),
+    );
+  scanner.end();
+  return elements;
 }
 
 const encoder = new TextEncoder();
@@ -99,18 +98,16 @@ describe("parseSeed json", () => {
   });
 });
 
-describe("JsonArrayScanner", () => {
+describe("JsonArrayScanner for a seed file", () => {
   it.each([1, 2, 3, 7, 100])(
     "is not fooled by brackets, commas and escaped quotes inside strings, in parts of %i",
     (size) => {
       const scan = scanJsonArray('[{"a":"],[\\"{"}, ["x,y"] ,3]', size);
-      expect(scan).toEqual({
-        elements: [
-          { text: '{"a":"],[\\"{"}', line: 1, endLine: 1 },
-          { text: '["x,y"] ', line: 1, endLine: 1 },
-          { text: "3", line: 1, endLine: 1 },
-        ],
-      });
+      expect(scan).toEqual([
+        { text: '{"a":"],[\\"{"}', line: 1, endLine: 1 },
+        { text: '["x,y"] ', line: 1, endLine: 1 },
+        { text: "3", line: 1, endLine: 1 },
+      ]);
     },
   );
 });
