@@ -37,7 +37,8 @@ function open(name: string, backgroundCheckpoints?: boolean): SqliteStore {
 function writeFourMegabytes(store: SqliteStore): void {
   store.sqlite.exec("CREATE TABLE IF NOT EXISTS scratch (b BLOB)");
   store.sqlite.transaction(() => {
-    for (let i = 0; i < 4; i++) store.sqlite.prepare("INSERT INTO scratch VALUES (randomblob(1000000))").run();
+    for (let i = 0; i < 4; i++)
+      store.sqlite.prepare("INSERT INTO scratch VALUES (randomblob(1000000))").run();
   })();
 }
 
