@@ -61,6 +61,19 @@ export interface ChildResult {
   resyncPlanRowsWritten?: number;
 }
 
+/** Returns once every frame of the WAL is in the database file (the store's thread may be at it). */
+async function walFolded(store: SqliteStore): Promise<void> {
+  for (;;) {
+    const [r] = store.sqlite.pragma("wal_checkpoint(FULL)") as {
+      busy: number;
+      log: number;
+      checkpointed: number;
+    }[];
+    if (r && r.busy === 0 && r.log === r.checkpointed) return;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
 /** Each plan row's xmin: the transaction that last wrote it. */
 async function planXmins(url: string): Promise<Map<string, string>> {
   const client = new pg.Client({ connectionString: url });
@@ -132,7 +145,7 @@ async function sync(input: ChildInput): Promise<ChildResult> {
     const full = await run();
     // The full sync's WAL folded into the database, as the raw pipeline's commit does: its time and
     // bytes are the full sync's (the store leaves it to a thread; the re-sync must not pay it).
-    if ("sqlite" in store) (store as SqliteStore).sqlite.pragma("wal_checkpoint(FULL)");
+    if ("sqlite" in store) await walFolded(store as SqliteStore);
     const ms = performance.now() - t0;
     const expected = input.dirty ? "partial" : "succeeded";
     if (full.status !== expected) throw new Error(`full sync ${full.status}: ${full.errors.join("; ")}`);

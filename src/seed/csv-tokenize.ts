@@ -6,8 +6,16 @@
  * character (spreadsheets write such files); text after a closing quote is an error for that
  * record alone, and reading goes on at the next line; a quote still open at the end is an error.
  */
-import { CsvError, type Options, parse } from "csv-parse/sync";
+import { createRequire } from "node:module";
+import type { CsvError as CsvErrorType, Options } from "csv-parse/sync";
 import type { Piece } from "./decode.js";
+
+type CsvParse = typeof import("csv-parse/sync");
+/** Loaded on first use: a push of an NDJSON or JSON seed file never loads csv-parse. */
+let csvParse: CsvParse | undefined;
+const lib = (): CsvParse => (csvParse ??= createRequire(import.meta.url)("csv-parse/sync") as CsvParse);
+const parse = (input: Buffer, options: Options): string[][] => lib().parse(input, options);
+const isCsvError = (err: unknown): err is CsvErrorType => err instanceof lib().CsvError;
 
 export interface CsvRecord {
   /** Physical line on which the record starts (1-based). */
@@ -96,7 +104,7 @@ function readSlice(buf: Buffer, from: number, to: number, line: number, last: bo
       return { records, next: to, line, open: false };
     }
   } catch (err) {
-    if (!(err instanceof CsvError && err.code === "CSV_QUOTE_NOT_CLOSED")) throw err;
+    if (!(isCsvError(err) && err.code === "CSV_QUOTE_NOT_CLOSED")) throw err;
   }
   // Read again one record at a time, up to the record with the bad or open quote.
   let at = from;
@@ -113,7 +121,7 @@ function readSlice(buf: Buffer, from: number, to: number, line: number, last: bo
     });
     return { records, next: to, line, open: false };
   } catch (err) {
-    if (err !== stop && !(err instanceof CsvError && err.code === "CSV_QUOTE_NOT_CLOSED")) throw err;
+    if (err !== stop && !(isCsvError(err) && err.code === "CSV_QUOTE_NOT_CLOSED")) throw err;
   }
   const quote = badQuote(buf.subarray(at, to));
   const eol = quote === -1 ? -1 : buf.indexOf(LF, at + quote);
@@ -138,11 +146,11 @@ function badQuote(bytes: Buffer): number {
   try {
     parse(bytes, STRICT);
   } catch (err) {
-    if (err instanceof CsvError && err.code === "CSV_INVALID_CLOSING_QUOTE") {
+    if (isCsvError(err) && err.code === "CSV_INVALID_CLOSING_QUOTE") {
       // `raw` is the record's text up to the quote (csv-parse reads a record's bytes one by one).
       return Buffer.byteLength(err.raw as string);
     }
-    if (!(err instanceof CsvError && err.code === "CSV_QUOTE_NOT_CLOSED")) throw err;
+    if (!(isCsvError(err) && err.code === "CSV_QUOTE_NOT_CLOSED")) throw err;
   }
   return -1;
 }
