@@ -83,8 +83,11 @@ export async function readOnlyQuery(
     await client.query("ROLLBACK").catch(() => {});
     await client.end().catch(() => {});
   };
+  // The server's statement_timeout (the same bound) may fire before this process's timer.
+  const serverTimeout = (err: unknown) =>
+    (err as { code?: unknown })?.code === "57014" && /statement timeout/.test((err as Error).message);
   const failure = (err: unknown): Error =>
-    timedOut ? new QueryTimeoutError(timeoutMessage(timeoutMs)) : queryError(err, sql);
+    timedOut || serverTimeout(err) ? new QueryTimeoutError(timeoutMessage(timeoutMs)) : queryError(err, sql);
   let first: unknown[][];
   let columns: string[];
   let warnings: string[];
