@@ -13,7 +13,6 @@ import { parseConfig } from "../../src/config/index.js";
 import { createLogger } from "../../src/log.js";
 import { createClients } from "../../src/runtime.js";
 import { openStore } from "../../src/store/open.js";
-import type { SqliteStore } from "../../src/store/sqlite/index.js";
 import { syncCompany } from "../../src/sync/company.js";
 import { peakRssMb } from "../support.js";
 import { rawPostgres } from "./raw-postgres.js";
@@ -59,19 +58,6 @@ export interface ChildResult {
   resyncUnchanged?: number;
   /** sync into PostgreSQL only: rows of plans the re-sync wrote (their xmin moved). */
   resyncPlanRowsWritten?: number;
-}
-
-/** Returns once every frame of the WAL is in the database file (the store's thread may be at it). */
-async function walFolded(store: SqliteStore): Promise<void> {
-  for (;;) {
-    const [r] = store.sqlite.pragma("wal_checkpoint(FULL)") as {
-      busy: number;
-      log: number;
-      checkpointed: number;
-    }[];
-    if (r && r.busy === 0 && r.log === r.checkpointed) return;
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
 }
 
 /** Each plan row's xmin: the transaction that last wrote it. */
@@ -143,9 +129,6 @@ async function sync(input: ChildInput): Promise<ChildResult> {
     const ioStart = ioCounters();
     const t0 = performance.now();
     const full = await run();
-    // The full sync's WAL folded into the database, as the raw pipeline's commit does: its time and
-    // bytes are the full sync's (the store leaves it to a thread; the re-sync must not pay it).
-    if ("sqlite" in store) await walFolded(store as SqliteStore);
     const ms = performance.now() - t0;
     const expected = input.dirty ? "partial" : "succeeded";
     if (full.status !== expected) throw new Error(`full sync ${full.status}: ${full.errors.join("; ")}`);

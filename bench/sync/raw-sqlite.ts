@@ -16,8 +16,7 @@ import type { ChildInput, ChildResult } from "./child.js";
 const b = (v: boolean | null | undefined) => (v == null ? null : v ? 1 : 0);
 
 export async function rawSqlite(input: ChildInput): Promise<ChildResult> {
-  // SQLite's own checkpointing, as a script gets it: the committing connection folds the WAL in.
-  const store = openSqliteStore(input.database as string, { backgroundCheckpoints: false });
+  const store = openSqliteStore(input.database as string);
   const db = store.sqlite;
   const insert = (table: string, columns: string) =>
     db.prepare(`INSERT INTO ${table} (${columns}) VALUES (${columns.split(",").map(() => "?")})`);

@@ -1,7 +1,6 @@
 /** The SQLite store: one file, one connection per Store, migrations applied on open. */
 import type { Store } from "../port.js";
 import { readStored } from "../stored-records.js";
-import { Checkpointer } from "./checkpointer.js";
 import { DEFAULT_BUSY_TIMEOUT_MS, isBusy, openConnection, type Sqlite } from "./connection.js";
 import { appliedMigrations, migrateSqlite } from "./migrate.js";
 import { sqliteOutbox } from "./outbox/index.js";
@@ -26,11 +25,6 @@ export interface SqliteOptions {
   migrate?: boolean;
   readonly?: boolean;
   busyTimeoutMs?: number;
-  /**
-   * WAL checkpoints on a thread of their own (./checkpointer.ts); default on. Off: the committing
-   * connection checkpoints, SQLite's default (bench:sync's raw pipeline, a script's way).
-   */
-  backgroundCheckpoints?: boolean;
 }
 
 /**
@@ -59,8 +53,6 @@ function openAndMigrate(path: string, opts: SqliteOptions): Sqlite {
 
 export function openSqliteStore(path: string, opts: SqliteOptions = {}): SqliteStore {
   const sqlite = openAndMigrate(path, opts);
-  const checkpointer =
-    opts.readonly || opts.backgroundCheckpoints === false ? null : Checkpointer.start(sqlite, path);
   return {
     dialect: "sqlite",
     display: path,
@@ -78,11 +70,7 @@ export function openSqliteStore(path: string, opts: SqliteOptions = {}): SqliteS
           visit,
         ),
       // Synchronous from BEGIN to COMMIT: a signal cannot interrupt it, and need not.
-      apply: async (meta, ops) => {
-        const result = applySnapshot(sqlite, meta, ops);
-        checkpointer?.nudge();
-        return result;
-      },
+      apply: async (meta, ops) => applySnapshot(sqlite, meta, ops),
     },
     outbox: sqliteOutbox(sqlite),
     schema: sqliteSchema(sqlite),
@@ -95,7 +83,6 @@ export function openSqliteStore(path: string, opts: SqliteOptions = {}): SqliteS
       sqlite.prepare("SELECT 1").get();
     },
     close: async () => {
-      await checkpointer?.close();
       sqlite.close();
     },
   };
