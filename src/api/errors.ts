@@ -169,7 +169,6 @@ export function parseErrorBody(text: string): ErrorBody {
 
 /** A short, single-line excerpt of a non-JSON body (HTML tags stripped). */
 function snippet(text: string): string | undefined {
-  if (!text) return undefined;
   const flat = text
     .replace(/<[^>]*>/g, " ")
     .replace(/\s+/g, " ")
@@ -228,32 +227,17 @@ export function errorFromResponse(
   return new ApiError(init);
 }
 
-const NOT_SENT = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT",
-]);
 /**
  * Nothing listens, no such host (or no DNS answer at all), no route: retrying within seconds
  * finds the same. The next scheduled sync, or a push job's next attempt, tries again.
  */
 const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
-
+const NOT_SENT = new Set([...UNREACHABLE, "UND_ERR_CONNECT_TIMEOUT"]);
 /**
  * A failed TLS handshake (certificate refused, or TLS spoken to a port that does not): nothing
  * was sent, and the same handshake fails again.
  */
-function isTlsFailure(code: string): boolean {
-  return (
-    code.startsWith("ERR_TLS_") ||
-    code.startsWith("ERR_SSL_") ||
-    code === "EPROTO" ||
-    /CERT|SIGNATURE|ISSUER/.test(code)
-  );
-}
+const TLS_FAILURE = /^ERR_TLS_|^ERR_SSL_|^EPROTO$|CERT|SIGNATURE|ISSUER/;
 const TIMEOUTS = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT"]);
 
 /** Where a request went: the service's URL, and the proxy it went through, if any. */
@@ -267,11 +251,6 @@ export function portOf(url: URL): string {
   return url.port || (url.protocol === "https:" ? "443" : "80");
 }
 
-/** `host:port` of a URL, the port spelled out even when it is the scheme's default. */
-function hostPort(url: URL): string {
-  return `${url.hostname}:${portOf(url)}`;
-}
-
 /**
  * Map an undici / socket error (no HTTP answer, or one cut off) to a typed error. With the
  * target, the message says where: `cannot connect to tas.example.com:443 through proxy
@@ -281,13 +260,13 @@ export function transportError(operation: Operation, err: unknown, target?: Targ
   if (err instanceof Error && "operation" in err) return err as ApiError;
   const code = errorCode(err) || (err as Error)?.message || "unknown error";
   const where = target
-    ? `${hostPort(target.url)}${target.proxy ? ` through proxy ${target.proxy}` : ""}`
+    ? `${target.url.hostname}:${portOf(target.url)}${target.proxy ? ` through proxy ${target.proxy}` : ""}`
     : "";
   if (TIMEOUTS.has(code)) {
     const detail = where ? `no answer from ${where} in time (${code})` : code;
     return new TimeoutError({ operation, code: "TIMEOUT", detail, cause: err });
   }
-  if (isTlsFailure(code)) {
+  if (TLS_FAILURE.test(code)) {
     const detail = where ? `TLS with ${where} failed (${code})` : code;
     return new ConnectionError({ operation, code: "TLS_FAILED", detail, cause: err }, false, true);
   }

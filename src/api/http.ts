@@ -113,7 +113,15 @@ export class HttpTransport {
    * for 429 (which was not processed).
    */
   request(spec: RequestSpec): Promise<Response> {
-    return this.#retrying(spec, () => this.#streamOnce(spec));
+    const send = (headers: Record<string, string>) =>
+      request(spec.url, {
+        dispatcher: this.#agent,
+        method: spec.method,
+        headers,
+        body: spec.body,
+        ...(spec.signal ? { signal: spec.signal } : {}),
+      });
+    return this.#retrying(spec, () => this.#once(spec, send, (res) => readLimited(res.body).catch(() => "")));
   }
 
   /**
@@ -121,7 +129,8 @@ export class HttpTransport {
    * context), which costs more CPU than the rest of a small request.
    */
   requestText(spec: RequestSpec): Promise<TextResponse> {
-    return this.#retrying(spec, () => this.#textOnce(spec));
+    const send = (headers: Record<string, string>) => this.#dispatchText(spec, headers);
+    return this.#retrying(spec, () => this.#once(spec, send, async (res) => res.text));
   }
 
   async #retrying<T>(spec: RequestSpec, once: () => Promise<T>): Promise<T> {
@@ -175,45 +184,29 @@ export class HttpTransport {
     }
   }
 
-  /** One attempt: rate-limited send; non-2xx becomes a typed error. */
-  async #streamOnce(spec: RequestSpec): Promise<Response> {
+  /**
+   * One attempt: rate-limited send; a non-2xx answer becomes a typed error (a 429 with its
+   * Retry-After) worded from the body `errorText` reads.
+   */
+  async #once<R extends { statusCode: number; headers: IncomingHttpHeaders }>(
+    spec: RequestSpec,
+    send: (headers: Record<string, string>) => Promise<R>,
+    errorText: (res: R) => Promise<string>,
+  ): Promise<R> {
     const headers = await this.#beforeSend(spec);
-    let res: Response;
+    let res: R;
     try {
-      res = await request(spec.url, {
-        dispatcher: this.#agent,
-        method: spec.method,
-        headers,
-        body: spec.body,
-        ...(spec.signal ? { signal: spec.signal } : {}),
-      });
+      res = await send(headers);
     } catch (err) {
       this.#telemetry.httpRequest(spec.operation, "error");
       throw transportError(spec.operation, err, this.target(spec.url));
     }
-    this.#telemetry.httpRequest(spec.operation, res.statusCode);
-    if (isOk(res.statusCode)) return res;
-    throw this.#errorFor(spec, res.statusCode, res.headers, await readLimited(res.body).catch(() => ""));
-  }
-
-  async #textOnce(spec: RequestSpec): Promise<TextResponse> {
-    const headers = await this.#beforeSend(spec);
-    let res: TextResponse;
-    try {
-      res = await this.#dispatchText(spec, headers);
-    } catch (err) {
-      this.#telemetry.httpRequest(spec.operation, "error");
-      throw transportError(spec.operation, err, this.target(spec.url));
-    }
-    this.#telemetry.httpRequest(spec.operation, res.statusCode);
-    if (isOk(res.statusCode)) return res;
-    throw this.#errorFor(spec, res.statusCode, res.headers, res.text);
-  }
-
-  /** The typed error of a non-2xx answer (a 429 with its Retry-After). */
-  #errorFor(spec: RequestSpec, status: number, headers: IncomingHttpHeaders, text: string): ApiError {
-    const retryAfter = status === 429 ? parseRetryAfter(headers["retry-after"], this.#now()) : null;
-    return errorFromResponse(spec.operation, status, text, retryAfter);
+    const status = res.statusCode;
+    this.#telemetry.httpRequest(spec.operation, status);
+    if (isOk(status)) return res;
+    const text = await errorText(res);
+    const retryAfter = status === 429 ? parseRetryAfter(res.headers["retry-after"], this.#now()) : null;
+    throw errorFromResponse(spec.operation, status, text, retryAfter);
   }
 
   /** Waits for the caller's slot and the per-host cap; then the headers, fresh, to send. */
@@ -252,14 +245,13 @@ export class HttpTransport {
             chunks.length = 0;
             const detail = `the response is larger than ${formatBytes(maxBytes)}`;
             // Aborting closes the connection; onResponseError then rejects with this error.
-            controller.abort(
-              new ResponseTooLargeError({
-                operation: spec.operation,
-                status: statusCode,
-                code: "RESPONSE_TOO_LARGE",
-                detail,
-              }),
-            );
+            const init = {
+              operation: spec.operation,
+              status: statusCode,
+              code: "RESPONSE_TOO_LARGE",
+              detail,
+            };
+            controller.abort(new ResponseTooLargeError(init));
             return;
           }
           if (isOk(statusCode) || size - chunk.length < MAX_ERROR_BODY) chunks.push(chunk);
@@ -286,11 +278,9 @@ export class HttpTransport {
   }
 
   #limiter(host: string): RateLimiter {
-    let limiter = this.#limiters.get(host);
-    if (!limiter) {
-      limiter = new RateLimiter(this.opts.maxRequestsPerSecond, this.#now, this.#sleep);
-      this.#limiters.set(host, limiter);
-    }
+    const limiter =
+      this.#limiters.get(host) ?? new RateLimiter(this.opts.maxRequestsPerSecond, this.#now, this.#sleep);
+    this.#limiters.set(host, limiter);
     return limiter;
   }
 }

@@ -172,14 +172,8 @@ const serverSchema = (env: NodeJS.ProcessEnv, at: SecretsAt) =>
         ctx.addIssue({ code: "custom", message: "set both server.username and server.password, or neither" });
     });
 
-/** The host of a plain-http webhook off loopback that is not explicitly allowed, or null. */
-function insecureWebhookHost(
-  alerts: { webhookUrl?: Secret | undefined; allowInsecureHttp: boolean } | undefined,
-): string | null {
-  // Refinements run even when a field failed: the URL may be missing or not a Secret here.
-  const hook = alerts?.webhookUrl;
-  if (!(hook instanceof Secret) || hook instanceof UnsetSecret || alerts?.allowInsecureHttp) return null;
-  const text = hook.reveal();
+/** The host of a plain-http URL off loopback, or null (also for text that is not a URL). */
+function plainHttpHost(text: string): string | null {
   if (!URL.canParse(text)) return null;
   const u = new URL(text);
   return u.protocol === "http:" && !isLoopback(u.hostname) ? u.hostname : null;
@@ -273,39 +267,30 @@ export function configSchema(env: NodeJS.ProcessEnv = process.env, secretsAt: Se
       logLevel: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
     })
     .superRefine((cfg, ctx) => {
-      // Refinements run even when a field failed: baseUrl may not be a URL here.
-      const base = URL.canParse(cfg.baseUrl) ? new URL(cfg.baseUrl) : null;
-      if (base && base.protocol === "http:" && !isLoopback(base.hostname) && !cfg.allowInsecureHttp) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["baseUrl"],
-          message: `http:// to a non-loopback host (${base.hostname}) sends the token in clear; use https:// or set "allowInsecureHttp": true`,
-        });
-      }
-      const hook = insecureWebhookHost(cfg.alerts);
-      if (hook !== null) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["alerts", "webhookUrl"],
-          message: `http:// to a non-loopback host (${hook}) sends the alerts and any credentials of the URL in clear; use https:// or set "alerts.allowInsecureHttp": true`,
-        });
-      }
+      const issue = (path: (string | number)[], message: string) =>
+        ctx.addIssue({ code: "custom", path, message });
+      // Refinements run even when a field failed: baseUrl may not be a URL, the webhook URL
+      // missing or not a Secret here.
+      const base = cfg.allowInsecureHttp ? null : plainHttpHost(cfg.baseUrl);
+      if (base !== null)
+        issue(
+          ["baseUrl"],
+          `http:// to a non-loopback host (${base}) sends the token in clear; use https:// or set "allowInsecureHttp": true`,
+        );
+      const { webhookUrl, allowInsecureHttp } = cfg.alerts ?? {};
+      const hookIsSet = webhookUrl instanceof Secret && !(webhookUrl instanceof UnsetSecret);
+      const hook = hookIsSet && !allowInsecureHttp ? plainHttpHost(webhookUrl.reveal()) : null;
+      if (hook !== null)
+        issue(
+          ["alerts", "webhookUrl"],
+          `http:// to a non-loopback host (${hook}) sends the alerts and any credentials of the URL in clear; use https:// or set "alerts.allowInsecureHttp": true`,
+        );
       const seen = new Set<number>();
       cfg.companies.forEach((c, i) => {
-        if (seen.has(c.id))
-          ctx.addIssue({
-            code: "custom",
-            path: ["companies", i, "id"],
-            message: `duplicate company id ${c.id}`,
-          });
+        if (seen.has(c.id)) issue(["companies", i, "id"], `duplicate company id ${c.id}`);
         seen.add(c.id);
-        if (!c.auth && !cfg.auth) {
-          ctx.addIssue({
-            code: "custom",
-            path: ["companies", i, "auth"],
-            message: "no auth here and no default auth at the top level",
-          });
-        }
+        if (!c.auth && !cfg.auth)
+          issue(["companies", i, "auth"], "no auth here and no default auth at the top level");
       });
     });
 }

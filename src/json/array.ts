@@ -159,15 +159,11 @@ export class JsonArrayScanner {
           while (q < near && chunk[q] !== QUOTE) q++;
           if (q === near) q = near < n ? chunk.indexOf(QUOTE, near) : -1;
           if (q < 0) {
-            this.#noteBackslashes(chunk, i);
+            this.#backslashRun = this.#backslashesBefore(chunk, i, n);
             i = n;
             break;
           }
-          // The byte before i is the opening or an escaped quote, or i is 0 and the run may go
-          // on from the previous chunk.
-          let k = q - 1;
-          while (k >= i && chunk[k] === BACKSLASH) k--;
-          const bs = q - 1 - k + (k < 0 ? this.#backslashRun : 0);
+          const bs = this.#backslashesBefore(chunk, i, q);
           i = q + 1;
           this.#backslashRun = 0; // the data now ends with a quote
           if (bs % 2 === 0) inString = false;
@@ -178,17 +174,6 @@ export class JsonArrayScanner {
           // Inside brackets only a quote or a bracket matters: the rest is passed in a tight loop.
           while (INERT[b] === 1 && ++i < n) b = chunk[i] as number;
           if (i === n) break;
-          if (b === QUOTE) {
-            inString = true;
-            this.#backslashRun = 0;
-          } else if ((b | 0x20) === OPEN_BRACE) depth++;
-          // By default the element ends with its value: at the bracket that closes it.
-          else if (--depth === 0 && !strict) {
-            open = false;
-            this.#finish(chunk, start, i + 1, emit);
-          }
-          i++;
-          continue;
         }
         // '[' and '{' differ only in bit 0x20, as do ']' and '}': one compare for each pair.
         const pair = b | 0x20;
@@ -197,7 +182,13 @@ export class JsonArrayScanner {
             inString = true;
             this.#backslashRun = 0;
           } else if (pair === OPEN_BRACE) depth++;
-          else if (strict) {
+          else if (depth !== 0) {
+            // A closing bracket. By default the element ends with its value: at the one that closes it.
+            if (--depth === 0 && !strict) {
+              open = false;
+              this.#finish(chunk, start, i + 1, emit);
+            }
+          } else if (strict) {
             if (pair === CLOSE_BRACE || b === COMMA) {
               open = false;
               this.#finish(chunk, start, i, emit);
@@ -284,13 +275,14 @@ export class JsonArrayScanner {
     return new JsonArrayFormatError(problem, this.#base + at, line, chunk[at]);
   }
 
-  /** Inside a string with no quote in chunk[from..]: remember the backslashes it ends with. */
-  #noteBackslashes(chunk: Buffer, from: number): void {
-    let k = chunk.length - 1;
+  /**
+   * The backslashes in a string right before chunk[end], none before `from` (the opening or an
+   * escaped quote); all of them from the chunk's start: the run goes on from the previous chunk.
+   */
+  #backslashesBefore(chunk: Buffer, from: number, end: number): number {
+    let k = end - 1;
     while (k >= from && chunk[k] === BACKSLASH) k--;
-    const run = chunk.length - 1 - k;
-    // All backslashes from the chunk's start: the run continues the previous chunk's.
-    this.#backslashRun = k < 0 ? this.#backslashRun + run : run;
+    return end - 1 - k + (k < 0 ? this.#backslashRun : 0);
   }
 
   /** The bytes of an element begun but not ended (the input broke off inside it), or null. */

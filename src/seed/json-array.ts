@@ -37,11 +37,10 @@ export function* readJsonArray(
       headText += text(bytes);
       const first = /\S/.exec(headText);
       if (first === null && !final) continue;
-      const c = first?.[0];
-      if (c !== undefined && c !== "[") {
+      if (first !== null && first[0] !== "[") {
         // Not an array: name what it is once the whole value is known (or too long to hold).
-        if (c !== "{" && !final && headText.length < NOT_ARRAY_CAP) continue;
-        const named = notAnArray(headText, final);
+        if (first[0] !== "{" && !final && headText.length < NOT_ARRAY_CAP) continue;
+        const named = notAnArray(headText, first, final);
         if (named !== null) {
           out.fileProblem = { field: null, ...named };
           return;
@@ -96,12 +95,12 @@ export function* readJsonArray(
 /** The problem of a file that ends where it does, or null. */
 function atEnd(scanner: JsonArrayScanner): Problem | null {
   const { phase, line } = scanner;
-  if (phase === "between") return { line, reason: "expected an array element, found end of file" };
-  if (phase !== "inside") return null;
-  const blank = text(scanner.pending() ?? Buffer.alloc(0)).trim() === "";
-  const reason = blank
-    ? "expected an array element, found end of file"
-    : "unexpected end of file: the array is not closed";
+  if (phase !== "between" && phase !== "inside") return null;
+  const pending = phase === "inside" ? scanner.pending() : null;
+  const reason =
+    pending === null || text(pending).trim() === ""
+      ? "expected an array element, found end of file"
+      : "unexpected end of file: the array is not closed";
   return { line, reason };
 }
 
@@ -143,11 +142,8 @@ function toRecord(el: Element, elText: string, decoder: SeedDecoder): RawRecord 
     const problems = repeated === null ? [] : [{ field: repeated, reason: REPEATED_KEY }];
     return { line, fields: value as Record<string, unknown>, problems };
   }
-  return {
-    line,
-    fields: null,
-    problems: [{ field: null, reason: `expected a JSON object, got ${jsonTypeName(value)}` }],
-  };
+  const reason = `expected a JSON object, got ${jsonTypeName(value)}`;
+  return { line, fields: null, problems: [{ field: null, reason }] };
 }
 
 const KINDS: Record<string, string> = {
@@ -160,14 +156,13 @@ const KINDS: Record<string, string> = {
 
 /**
  * "expected a JSON array, got an object" for a file holding one valid JSON value that is not an
- * array; null otherwise (an array, or text that is not JSON: the scanner says where it breaks).
+ * array (`match`: its first character, not '['); null for text that is not JSON: the scanner
+ * says where it breaks.
  * An object first is named even when more follows: that is NDJSON in a .json file. `whole`:
  * the text is the whole file (else only an object is named).
  */
-function notAnArray(text: string, whole: boolean): { line: number; reason: string } | null {
-  const match = /\S/.exec(text);
-  const first = match?.[0];
-  if (match === null || first === undefined || first === "[") return null;
+function notAnArray(text: string, match: RegExpExecArray, whole: boolean): Problem | null {
+  const first = match[0];
   const line = text.slice(0, match.index).split("\n").length;
   if (first === "{") {
     const reason =

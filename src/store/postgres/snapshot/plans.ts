@@ -136,7 +136,6 @@ export class PlanWriter {
    * keeps its own). `known`: the company has it; else it may still exist under another company.
    */
   render(batch: PlanBatch, n: PlanRowSet, rawJson: string, hash: string, known: boolean): void {
-    const { at, runId } = this.ctx;
     const id = n.plan.id as number;
     const apps: MobileAppRow[] = [];
     for (const app of n.mobileApps) {
@@ -144,16 +143,9 @@ export class PlanWriter {
       this.#appsSeen.add(app.id as number);
       apps.push(app);
     }
-    const line = copyPlans.line(n.plan, {
-      rawJson,
-      contentHash: hash,
-      firstSeenAt: at,
-      seenAt: at,
-      deletedAt: null,
-    });
-    batch.plans.push({ id, known, line: Buffer.from(line), apps });
+    batch.plans.push({ id, known, line: this.#planLine(n, rawJson, hash), apps });
     renderChildren(batch, n);
-    batch.versions.add(this.#versions.line(id, hash, at, runId));
+    batch.versions.add(this.#versions.line(id, hash, this.ctx.at, this.ctx.runId));
   }
 
   /**
@@ -162,16 +154,16 @@ export class PlanWriter {
    * leaves them out): the line carries placeholders for them.
    */
   renderRewrite(batch: PlanBatch, n: PlanRowSet): void {
-    const { at } = this.ctx;
-    const line = copyPlans.line(n.plan, {
-      rawJson: "",
-      contentHash: "",
-      firstSeenAt: at,
-      seenAt: at,
-      deletedAt: null,
-    });
-    batch.rewrites.push({ id: n.plan.id as number, line: Buffer.from(line) });
+    batch.rewrites.push({ id: n.plan.id as number, line: this.#planLine(n, "", "") });
     renderChildren(batch, n);
+  }
+
+  /** A plan's `plans` line, first seen and seen now. */
+  #planLine(n: PlanRowSet, rawJson: string, contentHash: string): Buffer {
+    const { at } = this.ctx;
+    return Buffer.from(
+      copyPlans.line(n.plan, { rawJson, contentHash, firstSeenAt: at, seenAt: at, deletedAt: null }),
+    );
   }
 
   /**
@@ -183,38 +175,19 @@ export class PlanWriter {
     const items = batch.plans;
     const exists = await this.#existing(db, items);
     const replaced = items.filter((i) => exists.has(i.id));
-    if (replaced.length)
-      await this.#versions.replace(
-        db,
-        replaced.map((i) => i.id),
-        this.ctx.at,
-      );
-    const emptied = [...replaced.map((i) => i.id), ...batch.rewrites.map((r) => r.id)];
+    const replacedIds = replaced.map((i) => i.id);
+    if (replaced.length) await this.#versions.replace(db, replacedIds, this.ctx.at);
+    const emptied = [...replacedIds, ...batch.rewrites.map((r) => r.id)];
     if (emptied.length) for (const child of CHILDREN) await run(db, child.delete, [emptied]);
     // By id: applies of two companies that share an app then lock its row in the same order.
-    await upsertApps(
-      db,
-      items.flatMap((i) => i.apps).sort((a, b) => (a.id as number) - (b.id as number)),
-    );
-    const fresh = items.filter((i) => !exists.has(i.id));
-    if (fresh.length)
-      await copyText(
-        db,
-        copyPlans.statement,
-        fresh.map((i) => i.line),
-      );
-    if (replaced.length)
-      await this.#viaStaging(
-        db,
-        replaced.map((i) => i.line),
-        UPSERT_FROM_STAGING,
-      );
-    if (batch.rewrites.length)
-      await this.#viaStaging(
-        db,
-        batch.rewrites.map((r) => r.line),
-        REWRITE_FROM_STAGING,
-      );
+    const apps = items.flatMap((i) => i.apps).sort((a, b) => (a.id as number) - (b.id as number));
+    await upsertApps(db, apps);
+    const fresh = items.filter((i) => !exists.has(i.id)).map((i) => i.line);
+    if (fresh.length) await copyText(db, copyPlans.statement, fresh);
+    const replacing = replaced.map((i) => i.line);
+    if (replacing.length) await this.#viaStaging(db, replacing, UPSERT_FROM_STAGING);
+    const rewrites = batch.rewrites.map((r) => r.line);
+    if (rewrites.length) await this.#viaStaging(db, rewrites, REWRITE_FROM_STAGING);
     for (const [k, child] of CHILDREN.entries()) {
       const buffers = (batch.children[k] as TextChunks).buffers();
       if (buffers.length) await copyText(db, child.copy.statement, buffers);
