@@ -8,7 +8,7 @@
  */
 import { createRequire } from "node:module";
 import type { CsvError as CsvErrorType, Options } from "csv-parse/sync";
-import type { Piece } from "./decode.js";
+import type { BytePiece } from "./decode.js";
 
 type CsvParse = typeof import("csv-parse/sync");
 /** Loaded on first use: a push of an NDJSON or JSON seed file never loads csv-parse. */
@@ -49,14 +49,18 @@ const STRICT: Options = {
   },
 };
 
-/** The records of a file's text, given a piece at a time (each ends at a line end). */
-export function* csvRecords(pieces: Iterable<Piece>): Generator<CsvRecord> {
+/**
+ * The records of a file's bytes, given a piece at a time (each ends at a line end), as csv-parse
+ * takes them: not decoded first (a line that is not UTF-8 is the reader's problem, whatever its
+ * cells say).
+ */
+export function* csvRecords(pieces: Iterable<BytePiece>): Generator<CsvRecord> {
   let rest: Buffer[] = []; // a record whose quoted cell was still open at the last piece's end
   let line = 1;
-  for (const { text, final } of pieces) {
-    rest.push(Buffer.from(text));
-    // Without a quote in the new text, an open quoted cell stays open: read it when it can close.
-    if (rest.length > 1 && !final && !text.includes(QUOTE)) continue;
+  for (const { bytes, final } of pieces) {
+    rest.push(bytes);
+    // Without a quote in the new bytes, an open quoted cell stays open: read it when it can close.
+    if (rest.length > 1 && !final && !bytes.includes(QUOTE)) continue;
     const buf = rest.length === 1 ? rest[0]! : Buffer.concat(rest);
     rest = [];
     let from = 0;
@@ -79,7 +83,7 @@ export function* csvRecords(pieces: Iterable<Piece>): Generator<CsvRecord> {
 
 /** Every record of a whole text. */
 export function tokenizeCsv(text: string): CsvRecord[] {
-  return [...csvRecords([{ text, final: true }])];
+  return [...csvRecords([{ bytes: Buffer.from(text), final: true }])];
 }
 
 interface Slice {

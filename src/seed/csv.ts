@@ -4,7 +4,7 @@
  * and is type-checked like any other format afterwards. An empty cell means "absent".
  */
 import { type CsvRecord, csvRecords } from "./csv-tokenize.js";
-import { BAD_ENCODING, type Piece, type SeedDecoder } from "./decode.js";
+import { BAD_ENCODING, type BytePiece, type SeedDecoder } from "./decode.js";
 import { BOOLEAN_FIELDS, INTEGER_FIELDS, jsonTypeName, quoted } from "./fields.js";
 import { REPEATED_KEY, repeatedKey } from "./json-keys.js";
 import type { FieldProblem, RawRecord, ReaderOutcome } from "./types.js";
@@ -14,7 +14,7 @@ const TRUE = new Set(["true", "1", "yes"]);
 const FALSE = new Set(["false", "0", "no"]);
 
 export function* readCsv(
-  input: Iterable<Piece>,
+  input: Iterable<BytePiece>,
   decoder: SeedDecoder,
   out: ReaderOutcome,
 ): Generator<RawRecord> {

@@ -4,7 +4,7 @@
  * reads the file again and hands on the valid rows one at a time. Pure: chunks of bytes in.
  */
 import { readCsv } from "./csv.js";
-import { bytePieces, type Piece, pieces, SeedDecoder } from "./decode.js";
+import { bytePieces, pieces, SeedDecoder } from "./decode.js";
 import { resolveRows } from "./graph.js";
 import { readJsonArray } from "./json-array.js";
 import { readNdjson } from "./ndjson.js";
@@ -21,9 +21,6 @@ import type {
   SeedWarning,
 } from "./types.js";
 import { UnknownFields, unknownColumns } from "./unknown.js";
-
-type Reader = (input: Iterable<Piece>, decoder: SeedDecoder, out: ReaderOutcome) => Generator<RawRecord>;
-const textReaders: Record<Exclude<SeedFormat, "json">, Reader> = { ndjson: readNdjson, csv: readCsv };
 
 /** The file's bytes, from the start, each time it is called (it is read twice). */
 export type ChunkSource = () => Iterable<Uint8Array>;
@@ -55,9 +52,11 @@ function candidate(record: RawRecord, opts: SeedOptions): Candidate {
 
 function* records(source: ChunkSource, format: SeedFormat, out: ReaderOutcome): Generator<RawRecord> {
   const decoder = new SeedDecoder();
-  // The JSON reader scans bytes, as the plan list is scanned; the others read text.
-  if (format === "json") yield* readJsonArray(bytePieces(source(), decoder), decoder, out);
-  else yield* textReaders[format](pieces(source(), decoder), decoder, out);
+  // The JSON reader scans bytes, as the plan list is scanned, and csv-parse takes bytes; NDJSON
+  // reads text.
+  if (format === "ndjson") yield* readNdjson(pieces(source(), decoder), decoder, out);
+  else if (format === "csv") yield* readCsv(bytePieces(source(), decoder), decoder, out);
+  else yield* readJsonArray(bytePieces(source(), decoder), decoder, out);
 }
 
 /** The first pass: every problem and warning, and which rows are valid, holding no row. */
