@@ -278,9 +278,11 @@ export class HttpTransport {
   }
 
   #limiter(host: string): RateLimiter {
-    const limiter =
-      this.#limiters.get(host) ?? new RateLimiter(this.opts.maxRequestsPerSecond, this.#now, this.#sleep);
-    this.#limiters.set(host, limiter);
+    let limiter = this.#limiters.get(host);
+    if (!limiter) {
+      limiter = new RateLimiter(this.opts.maxRequestsPerSecond, this.#now, this.#sleep);
+      this.#limiters.set(host, limiter);
+    }
     return limiter;
   }
 }
