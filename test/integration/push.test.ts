@@ -442,7 +442,7 @@ describe("retry and pacing of push --wait (SQLite only: the store plays no part)
     ).toEqual([]);
   });
 
-  it("never lets more than push.ratePerSecond creates into one second, as the service saw them", async () => {
+  it("paces creates at push.ratePerSecond, as the service saw them (within two slots of arrival jitter)", async () => {
     const t = await harness({
       config: { push: { ratePerSecond: 20, concurrency: 4, maxAttempts: 3, lockDurationMs: 1000 } },
     });
@@ -451,13 +451,14 @@ describe("retry and pacing of push --wait (SQLite only: the store plays no part)
     expect(run.code).toBe(0);
     const sim = await t.scenarios();
     expect(sim).toHaveLength(60);
-    const perSecond = new Map<number, number>();
-    for (const s of sim) {
-      const sec = Math.floor(s.created_at_ms / 1000);
-      perSecond.set(sec, (perSecond.get(sec) ?? 0) + 1);
-    }
-    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(20);
-    const times = sim.map((s) => s.created_at_ms);
+    // The limiter sends in slots 50 ms apart (20/s); on a loaded machine a request may reach the
+    // service a slot or two late, beside the next slot's (seen in CI: 21 in one calendar second).
+    // Any second of arrivals then holds at most 22; unpaced, 4 creates in flight hold dozens.
+    const times = sim.map((s) => s.created_at_ms).sort((a, b) => a - b);
+    const busiest = Math.max(
+      ...times.map((from) => times.filter((t) => t >= from && t < from + 1000).length),
+    );
+    expect(busiest).toBeLessThanOrEqual(22);
     // 60 evenly spaced slots at 20/s span about 59/20 s.
     expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(2700);
   });
