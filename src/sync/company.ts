@@ -135,7 +135,12 @@ async function fetchAndApply(
         run,
         index.generation,
         ops,
-        { observer, errors: state.errors, heldBack: () => state.heldBack.plans },
+        {
+          observer,
+          errors: state.errors,
+          heldBack: () => state.heldBack.plans,
+          size: (received?.freshCount ?? 0) + fetched.reports.length,
+        },
         signal,
       );
       if (ending) return ending;

@@ -6,15 +6,18 @@
  * per column, megamorphic), and handing better-sqlite3 an array of values costs a third more
  * than separate arguments (bench:sync's profile).
  */
-import type BetterSqlite3 from "better-sqlite3";
 import { getTableColumns } from "drizzle-orm";
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Sqlite } from "./connection.js";
 
 type Value = string | number | bigint | Buffer | null;
 
+/** What prepares the statements: a connection, or a snapshot's writes (./snapshot/writes.ts). */
+export interface Preparer {
+  prepare(sql: string): { run(...args: unknown[]): unknown };
+}
+
 /** Writes one row; `given` columns come as the extra arguments, in their order. */
-export type RowWriter<R> = (row: R, ...given: Value[]) => BetterSqlite3.RunResult;
+export type RowWriter<R> = (row: R, ...given: Value[]) => void;
 
 const toBool = (v: unknown): Value => (v === null || v === undefined ? null : v ? 1 : 0);
 
@@ -23,7 +26,7 @@ const toBool = (v: unknown): Value => (v === null || v === undefined ? null : v 
  * takes their values as arguments after the row. `conflict` ends the INSERT (ON CONFLICT ...).
  */
 export function compileInsert<R>(
-  sqlite: Sqlite,
+  sqlite: Preparer,
   table: SQLiteTable,
   given: readonly string[] = [],
   conflict = "",
@@ -62,10 +65,10 @@ export function overwrite(table: SQLiteTable, keep: readonly string[]): string {
  * row object like compileInsert's writers.
  */
 export function compileUpdate<R extends { id?: unknown }>(
-  sqlite: Sqlite,
+  sqlite: Preparer,
   table: SQLiteTable,
   keep: readonly string[],
-): (row: R) => BetterSqlite3.RunResult {
+): (row: R) => void {
   const { name } = getTableConfig(table);
   const entries = Object.entries(getTableColumns(table)).filter(
     ([key]) => key !== "id" && !keep.includes(key),
@@ -80,5 +83,5 @@ export function compileUpdate<R extends { id?: unknown }>(
   return new Function("stmt", "toBool", `return (r) => stmt.run(${[...args, 'r["id"]'].join(", ")});`)(
     stmt,
     toBool,
-  ) as (row: R) => BetterSqlite3.RunResult;
+  ) as (row: R) => void;
 }

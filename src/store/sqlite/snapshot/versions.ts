@@ -3,12 +3,11 @@
  * valid_to. A version's raw_json is NULL while its content is the record row's own (the text is
  * stored once); before the row's content is replaced, its text moves into those versions.
  */
-import type BetterSqlite3 from "better-sqlite3";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
 import type { plans, planVersions, reportVersions, scheduledReports } from "../../../tables/sqlite/index.js";
-import type { Sqlite } from "../connection.js";
+import type { WriteStatement, Writes } from "./writes.js";
 
-type Statement = BetterSqlite3.Statement<unknown[]>;
+type Statement = WriteStatement;
 
 export class VersionHistory {
   readonly #open: Statement;
@@ -16,7 +15,7 @@ export class VersionHistory {
   readonly #close: Statement;
 
   constructor(
-    sqlite: Sqlite,
+    sqlite: Writes,
     records: typeof plans | typeof scheduledReports,
     versions: typeof planVersions | typeof reportVersions,
   ) {
