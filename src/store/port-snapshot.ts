@@ -113,11 +113,6 @@ export interface SnapshotMeta {
   generation: number;
   /** The moment the run ends (asked once the last operation is written). */
   finishedAt: () => string;
-  /**
-   * About how many records the operations write (new or changed ones): a hint, with which a
-   * store may write a large snapshot differently (SQLite: on a thread of its own).
-   */
-  size?: number;
 }
 
 export type ApplyResult =

@@ -70,8 +70,6 @@ export interface AppliedState {
   errors: string[];
   /** Deletions of plans held back (a list that was not complete), or null. */
   heldBack: () => number | null;
-  /** About how many records the operations write (SnapshotMeta.size). */
-  size: number;
 }
 
 /**
@@ -93,7 +91,6 @@ export async function applySnapshot(
     startedAt: ctx.started.toISOString(),
     generation,
     finishedAt: () => ctx.clock().toISOString(),
-    size: state.size,
   };
   const applied = await deps.store.snapshots.apply(meta, ops, signal);
   if (!applied.applied) return applied.reason === "superseded" ? { kind: "superseded", ...applied } : null;

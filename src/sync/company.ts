@@ -135,12 +135,7 @@ async function fetchAndApply(
         run,
         index.generation,
         ops,
-        {
-          observer,
-          errors: state.errors,
-          heldBack: () => state.heldBack.plans,
-          size: (received?.freshCount ?? 0) + fetched.reports.length,
-        },
+        { observer, errors: state.errors, heldBack: () => state.heldBack.plans },
         signal,
       );
       if (ending) return ending;

@@ -40,7 +40,6 @@ export async function replayCompany(deps: ReplayDeps, companyId: number): Promis
         observer,
         errors: state.errors,
         heldBack: () => null,
-        size: index.plans.byId.size + index.reports.size,
       });
       return ending ?? { kind: "stale", attempts: 1 };
     } finally {

@@ -6,18 +6,15 @@
  * per column, megamorphic), and handing better-sqlite3 an array of values costs a third more
  * than separate arguments (bench:sync's profile).
  */
+import type BetterSqlite3 from "better-sqlite3";
 import { getTableColumns } from "drizzle-orm";
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { Sqlite } from "./connection.js";
 
 type Value = string | number | bigint | Buffer | null;
 
-/** What prepares the statements: a connection, or a snapshot's writes (./snapshot/writes.ts). */
-export interface Preparer {
-  prepare(sql: string): { run(...args: unknown[]): unknown };
-}
-
 /** Writes one row; `given` columns come as the extra arguments, in their order. */
-export type RowWriter<R> = (row: R, ...given: Value[]) => void;
+export type RowWriter<R> = (row: R, ...given: Value[]) => BetterSqlite3.RunResult;
 
 const toBool = (v: unknown): Value => (v === null || v === undefined ? null : v ? 1 : 0);
 
@@ -26,7 +23,7 @@ const toBool = (v: unknown): Value => (v === null || v === undefined ? null : v 
  * takes their values as arguments after the row. `conflict` ends the INSERT (ON CONFLICT ...).
  */
 export function compileInsert<R>(
-  sqlite: Preparer,
+  sqlite: Sqlite,
   table: SQLiteTable,
   given: readonly string[] = [],
   conflict = "",
@@ -65,10 +62,10 @@ export function overwrite(table: SQLiteTable, keep: readonly string[]): string {
  * row object like compileInsert's writers.
  */
 export function compileUpdate<R extends { id?: unknown }>(
-  sqlite: Preparer,
+  sqlite: Sqlite,
   table: SQLiteTable,
   keep: readonly string[],
-): (row: R) => void {
+): (row: R) => BetterSqlite3.RunResult {
   const { name } = getTableConfig(table);
   const entries = Object.entries(getTableColumns(table)).filter(
     ([key]) => key !== "id" && !keep.includes(key),
@@ -83,5 +80,5 @@ export function compileUpdate<R extends { id?: unknown }>(
   return new Function("stmt", "toBool", `return (r) => stmt.run(${[...args, 'r["id"]'].join(", ")});`)(
     stmt,
     toBool,
-  ) as (row: R) => void;
+  ) as (row: R) => BetterSqlite3.RunResult;
 }

@@ -11,7 +11,6 @@ import { sqliteRuns } from "./runs/index.js";
 import { sqliteSchema } from "./schema/index.js";
 import { applySnapshot } from "./snapshot/apply.js";
 import { loadIndex } from "./snapshot/index-load.js";
-import { WriterThread } from "./snapshot/remote.js";
 
 export type { Sqlite };
 
@@ -52,19 +51,8 @@ function openAndMigrate(path: string, opts: SqliteOptions): Sqlite {
   }
 }
 
-/** A file of its own (not an in-memory database, which a second connection cannot see). */
-const isFile = (path: string) => path !== "" && path !== ":memory:" && !path.startsWith("file:");
-
 export function openSqliteStore(path: string, opts: SqliteOptions = {}): SqliteStore {
   const sqlite = openAndMigrate(path, opts);
-  let writerThread: WriterThread | null = null;
-  const writer =
-    isFile(path) && !opts.readonly
-      ? () => {
-          writerThread ??= new WriterThread(path, opts.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
-          return writerThread;
-        }
-      : null;
   return {
     dialect: "sqlite",
     display: path,
@@ -82,7 +70,7 @@ export function openSqliteStore(path: string, opts: SqliteOptions = {}): SqliteS
           visit,
         ),
       // Synchronous from BEGIN to COMMIT: a signal cannot interrupt it, and need not.
-      apply: async (meta, ops) => applySnapshot(sqlite, meta, ops, writer),
+      apply: async (meta, ops) => applySnapshot(sqlite, meta, ops),
     },
     outbox: sqliteOutbox(sqlite),
     schema: sqliteSchema(sqlite),
@@ -95,8 +83,6 @@ export function openSqliteStore(path: string, opts: SqliteOptions = {}): SqliteS
       sqlite.prepare("SELECT 1").get();
     },
     close: async () => {
-      await writerThread?.close();
-      writerThread = null;
       sqlite.close();
     },
   };

@@ -2,7 +2,6 @@
 import type { RunStore } from "../../port-runs.js";
 import type { Sqlite } from "../connection.js";
 import { prepared } from "../prepared.js";
-import { localWrites } from "../snapshot/writes.js";
 import { companyStates, setAlertState } from "./company-states.js";
 import { acquireLease, releaseLease, renewLease } from "./lease.js";
 import { abandonRun, finishRun, heartbeat, openRuns, recordSyncError, startRun } from "./record.js";
@@ -13,7 +12,7 @@ export function sqliteRuns(sqlite: Sqlite): RunStore {
     heartbeat: async (runId, at) =>
       withShortBusyTimeout(sqlite, () => heartbeat(sqlite, runId, at), undefined),
     finish: async (runId, end) => finishRun(sqlite, runId, end),
-    recordError: async (runId, e) => recordSyncError(localWrites(sqlite), runId, e),
+    recordError: async (runId, e) => recordSyncError(sqlite, runId, e),
     open: async () => openRuns(sqlite),
     abandon: async (runId, at, reason) => abandonRun(sqlite, runId, at, reason),
     acquireLease: async (companyId, lease, now, canTake) =>

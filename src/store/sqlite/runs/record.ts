@@ -1,13 +1,12 @@
 /** sync_runs rows: start, heartbeat, end; and sync_errors / rejected_records. */
 import { and, asc, eq, sql } from "drizzle-orm";
-import { syncRuns } from "../../../tables/sqlite/index.js";
+import { syncErrors, syncRuns } from "../../../tables/sqlite/index.js";
 import type { OpenRun, RunEnd, RunStart, SyncErrorRecord } from "../../port-runs.js";
 import type { SnapshotOp } from "../../port-snapshot.js";
 import { openRunOf } from "../../rows.js";
 import type { Sqlite } from "../connection.js";
 import { orm } from "../orm.js";
 import { prepared } from "../prepared.js";
-import { localWrites, type Writes } from "../snapshot/writes.js";
 
 const running = eq(syncRuns.status, "running");
 /** The same as a literal, not a parameter: the partial index sync_runs_running_idx then applies. */
@@ -44,8 +43,9 @@ export function heartbeat(sqlite: Sqlite, runId: number, at: string): void {
  * in the transaction that ends the run: runs end in any order (a reaped run may be older than
  * one that finished since), so each value only moves forward.
  */
-function noteEnded(w: Writes, runId: number): void {
-  w.prepare(
+function noteEnded(sqlite: Sqlite, runId: number): void {
+  prepared(
+    sqlite,
     `INSERT INTO sync_state (company_id, last_run_id, last_success_at)
      SELECT company_id, id, CASE WHEN status IN ('succeeded', 'partial') AND trigger <> 'replay' THEN started_at END
      FROM sync_runs WHERE id = ? AND status <> 'running'
@@ -62,34 +62,21 @@ function inWrite<T>(sqlite: Sqlite, fn: () => T): T {
 }
 
 export function finishRun(sqlite: Sqlite, runId: number, end: RunEnd): void {
-  inWrite(sqlite, () => endRun(localWrites(sqlite), runId, end));
+  inWrite(sqlite, () => {
+    orm(sqlite)
+      .update(syncRuns)
+      .set({ status: end.status, finishedAt: end.finishedAt, ...end.counts, error: end.error })
+      .where(eq(syncRuns.id, runId))
+      .run();
+    noteEnded(sqlite, runId);
+  });
 }
 
-/** A run's end, inside the transaction that ends it (finishRun's, or a snapshot's). */
-export function endRun(w: Writes, runId: number, end: RunEnd): void {
-  const c = end.counts;
-  w.prepare(
-    `UPDATE sync_runs SET status = ?, finished_at = ?, fetched = ?, inserted = ?, updated = ?, unchanged = ?,
-       deleted = ?, rejected = ?, error = ? WHERE id = ?`,
-  ).run(
-    end.status,
-    end.finishedAt,
-    c.fetched,
-    c.inserted,
-    c.updated,
-    c.unchanged,
-    c.deleted,
-    c.rejected,
-    end.error,
-    runId,
-  );
-  noteEnded(w, runId);
-}
-
-export function recordSyncError(w: Writes, runId: number, e: SyncErrorRecord): void {
-  w.prepare(
-    "INSERT INTO sync_errors (run_id, entity, entity_id, code, http_status, message) VALUES (?, ?, ?, ?, ?, ?)",
-  ).run(runId, e.entity, e.entityId, e.code, e.httpStatus, e.message);
+export function recordSyncError(sqlite: Sqlite, runId: number, e: SyncErrorRecord): void {
+  orm(sqlite)
+    .insert(syncErrors)
+    .values({ runId, ...e })
+    .run();
 }
 
 /** Where a snapshot's rejections go: its run, and the company's newest sync that recorded some. */
@@ -111,23 +98,22 @@ type Rejected = Pick<
  * reason by the company's previous sync (or earlier in this one) extends that episode's row
  * (its small columns change, its text stays); anything else begins a row.
  */
-export function recordRejected(w: Writes, ctx: RejectionContext, r: Rejected): void {
+export function recordRejected(sqlite: Sqlite, ctx: RejectionContext, r: Rejected): void {
   const key = { ...ctx, entity: r.entity, entityId: r.entityId, hash: r.hash, reason: r.reason };
-  w.prepare(
+  const extended = prepared(
+    sqlite,
     `UPDATE rejected_records SET last_run_id = @runId, last_seen_at = @at,
        seen_runs = seen_runs + (last_run_id <> @runId)
      WHERE company_id = @companyId AND last_run_id IN (@previousRunId, @runId) AND entity = @entity
        AND entity_id IS @entityId AND content_hash = @hash AND reason = @reason`,
   ).run(key);
-  w.when(false, () =>
-    w
-      .prepare(
-        `INSERT INTO rejected_records (company_id, entity, entity_id, content_hash, reason, first_run_id, last_run_id,
-           first_seen_at, last_seen_at, seen_runs, raw_json)
-         VALUES (@companyId, @entity, @entityId, @hash, @reason, @runId, @runId, @at, @at, 1, @rawJson)`,
-      )
-      .run({ ...key, rawJson: r.rawJson }),
-  );
+  if (extended.changes > 0) return;
+  prepared(
+    sqlite,
+    `INSERT INTO rejected_records (company_id, entity, entity_id, content_hash, reason, first_run_id, last_run_id,
+       first_seen_at, last_seen_at, seen_runs, raw_json)
+     VALUES (@companyId, @entity, @entityId, @hash, @reason, @runId, @runId, @at, @at, 1, @rawJson)`,
+  ).run({ ...key, rawJson: r.rawJson });
 }
 
 export function openRuns(sqlite: Sqlite): OpenRun[] {
@@ -156,7 +142,7 @@ export function abandonRun(sqlite: Sqlite, runId: number, finishedAt: string, re
         .set({ status: "failed", finishedAt, error: reason })
         .where(and(eq(syncRuns.id, runId), running))
         .run().changes > 0;
-    if (ended) noteEnded(localWrites(sqlite), runId);
+    if (ended) noteEnded(sqlite, runId);
     return ended;
   });
 }

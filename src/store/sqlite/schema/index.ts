@@ -19,8 +19,7 @@ import {
 import { schemaChanges, schemaPaths, schemaValues } from "../../../tables/sqlite/index.js";
 import { compileInsert, overwrite } from "../binder.js";
 import type { Sqlite } from "../connection.js";
-import { prepared } from "../prepared.js";
-import type { Writes } from "../snapshot/writes.js";
+import { perConnection, prepared } from "../prepared.js";
 
 function observed(sqlite: Sqlite, companyId?: number): ObservedPath[] {
   const where = companyId === undefined ? "" : "WHERE company_id = ?";
@@ -40,7 +39,7 @@ function observed(sqlite: Sqlite, companyId?: number): ObservedPath[] {
 
 /** A run's observations, inside its snapshot's transaction. */
 export function writeSchema(
-  sqlite: Writes,
+  sqlite: Sqlite,
   companyId: number,
   runId: number,
   at: string,
@@ -59,21 +58,22 @@ export function writeSchema(
     addChange({ ...c, refused: c.refused ?? null, companyId, runId, detectedAt: at });
 }
 
-/** The writer's statements, compiled from the drizzle tables (once per snapshot). */
-const statements = (sqlite: Writes) => ({
-  upsertPath: compileInsert<ReturnType<typeof pathRow>>(
-    sqlite,
-    schemaPaths,
-    [],
-    `ON CONFLICT (company_id, entity, path) DO UPDATE SET ${overwrite(schemaPaths, ["companyId", "entity", "path"])}`,
-  ),
-  dropValues: sqlite.prepare("DELETE FROM schema_values WHERE company_id = ? AND entity = ? AND path = ?"),
-  addValue: compileInsert<typeof schemaValues.$inferInsert>(sqlite, schemaValues),
-  seen: sqlite.prepare(
-    "UPDATE schema_paths SET last_run_id = ?, last_seen_at = ? WHERE company_id = ? AND entity = ? AND path = ?",
-  ),
-  addChange: compileInsert<typeof schemaChanges.$inferInsert>(sqlite, schemaChanges),
-});
+/** The writer's statements, compiled once per connection from the drizzle tables. */
+const statements = (sqlite: Sqlite) =>
+  perConnection(sqlite, "schema.write", () => ({
+    upsertPath: compileInsert<ReturnType<typeof pathRow>>(
+      sqlite,
+      schemaPaths,
+      [],
+      `ON CONFLICT (company_id, entity, path) DO UPDATE SET ${overwrite(schemaPaths, ["companyId", "entity", "path"])}`,
+    ),
+    dropValues: sqlite.prepare("DELETE FROM schema_values WHERE company_id = ? AND entity = ? AND path = ?"),
+    addValue: compileInsert<typeof schemaValues.$inferInsert>(sqlite, schemaValues),
+    seen: sqlite.prepare(
+      "UPDATE schema_paths SET last_run_id = ?, last_seen_at = ? WHERE company_id = ? AND entity = ? AND path = ?",
+    ),
+    addChange: compileInsert<typeof schemaChanges.$inferInsert>(sqlite, schemaChanges),
+  }));
 
 export function sqliteSchema(sqlite: Sqlite): SchemaStore {
   return {

@@ -7,12 +7,10 @@ import type { RunEnd } from "../../port-runs.js";
 import type { ApplyResult, SnapshotMeta, SnapshotOp, SnapshotOps } from "../../port-snapshot.js";
 import type { Sqlite } from "../connection.js";
 import { prepared } from "../prepared.js";
-import { endRun, recordRejected, recordSyncError } from "../runs/record.js";
+import { finishRun, recordRejected, recordSyncError } from "../runs/record.js";
 import { writeSchema } from "../schema/index.js";
 import { PlanWriter } from "./plans.js";
-import type { ReadRow, WriterThread } from "./remote.js";
 import { ReportWriter } from "./reports.js";
-import { localWrites, type Writes } from "./writes.js";
 
 interface State {
   startedAt: string | null;
@@ -23,94 +21,84 @@ interface State {
   rejectionsRunId: number | null;
 }
 
-/** Snapshots of at least this many records are written on the writer thread (./remote.ts). */
-export const WRITER_THREAD_MIN_RECORDS = 5_000;
-
-/**
- * Applies a snapshot: on the writer thread when one is given and the snapshot is large (its
- * statements then run while this thread decides the next operations), else on `sqlite`.
- */
-export function applySnapshot(
-  sqlite: Sqlite,
-  meta: SnapshotMeta,
-  ops: SnapshotOps,
-  writer: (() => WriterThread) | null = null,
-): ApplyResult {
+export function applySnapshot(sqlite: Sqlite, meta: SnapshotMeta, ops: SnapshotOps): ApplyResult {
   const began = performance.now();
-  const result =
-    writer && (meta.size ?? 0) >= WRITER_THREAD_MIN_RECORDS
-      ? writer().transaction((w, read) => {
-          const value = write(w, read, meta, ops);
-          return { value, commit: value.applied };
-        })
-      : sqlite
-          .transaction(() =>
-            write(localWrites(sqlite), (sql, ...args) => prepared(sqlite, sql).get(...args), meta, ops),
-          )
-          .immediate();
+  const result = sqlite
+    .transaction((): ApplyResult => {
+      const state = (prepared(
+        sqlite,
+        `SELECT applied_started_at AS startedAt, applied_run_id AS runId, write_generation AS generation,
+           plans_seen_at AS seenAt, rejections_run_id AS rejectionsRunId FROM sync_state WHERE company_id = ?`,
+      ).get(meta.companyId) as State | undefined) ?? {
+        startedAt: null,
+        runId: null,
+        generation: 0,
+        seenAt: null,
+        rejectionsRunId: null,
+      };
+      if (state.startedAt && state.startedAt >= meta.startedAt)
+        return {
+          applied: false,
+          reason: "superseded",
+          newerStartedAt: state.startedAt,
+          newerRunId: state.runId,
+        };
+      if (state.generation !== meta.generation) return { applied: false, reason: "stale" };
+      const touched = new Set<number>();
+      const write = writer(sqlite, meta, state, touched);
+      let step = ops.next();
+      while (!step.done) {
+        write(step.value);
+        step = ops.next();
+      }
+      const end: RunEnd = { ...step.value.run, finishedAt: meta.finishedAt() };
+      finishRun(sqlite, meta.runId, end);
+      prepared(
+        sqlite,
+        `INSERT INTO sync_state (company_id, applied_started_at, applied_run_id, plans_listed_at, plans_seen_at,
+           rejections_run_id, write_generation)
+         VALUES (@company, @startedAt, @runId, @listedAt, @seenAt, @rejectionsRunId, 1)
+         ON CONFLICT(company_id) DO UPDATE SET applied_started_at = excluded.applied_started_at,
+           applied_run_id = excluded.applied_run_id,
+           plans_listed_at = coalesce(excluded.plans_listed_at, sync_state.plans_listed_at),
+           plans_seen_at = coalesce(excluded.plans_seen_at, sync_state.plans_seen_at),
+           rejections_run_id = coalesce(excluded.rejections_run_id, sync_state.rejections_run_id),
+           write_generation = sync_state.write_generation + 1`,
+      ).run({
+        company: meta.companyId,
+        startedAt: meta.startedAt,
+        runId: meta.runId,
+        listedAt: step.value.plansListed ? meta.startedAt : null,
+        seenAt: step.value.plansSeen ? meta.startedAt : null,
+        rejectionsRunId: step.value.rejections ? meta.runId : null,
+      });
+      const bump = prepared(
+        sqlite,
+        "UPDATE sync_state SET write_generation = write_generation + 1 WHERE company_id = ?",
+      );
+      for (const other of touched) if (other !== meta.companyId) bump.run(other);
+      return { applied: true, end, writeMs: 0 };
+    })
+    .immediate();
   return result.applied ? { ...result, writeMs: performance.now() - began } : result;
 }
 
-/** The snapshot's transaction: its checks, its operations, the run's end, the company's state. */
-function write(w: Writes, read: ReadRow, meta: SnapshotMeta, ops: SnapshotOps): ApplyResult {
-  const state = (read(
-    `SELECT applied_started_at AS startedAt, applied_run_id AS runId, write_generation AS generation,
-       plans_seen_at AS seenAt, rejections_run_id AS rejectionsRunId FROM sync_state WHERE company_id = ?`,
-    meta.companyId,
-  ) as State | null | undefined) ?? {
-    startedAt: null,
-    runId: null,
-    generation: 0,
-    seenAt: null,
-    rejectionsRunId: null,
-  };
-  if (state.startedAt && state.startedAt >= meta.startedAt)
-    return {
-      applied: false,
-      reason: "superseded",
-      newerStartedAt: state.startedAt,
-      newerRunId: state.runId,
-    };
-  if (state.generation !== meta.generation) return { applied: false, reason: "stale" };
-  const apply = writer(w, meta, state);
-  let step = ops.next();
-  while (!step.done) {
-    apply(step.value);
-    step = ops.next();
-  }
-  const end: RunEnd = { ...step.value.run, finishedAt: meta.finishedAt() };
-  endRun(w, meta.runId, end);
-  w.prepare(
-    `INSERT INTO sync_state (company_id, applied_started_at, applied_run_id, plans_listed_at, plans_seen_at,
-       rejections_run_id, write_generation)
-     VALUES (@company, @startedAt, @runId, @listedAt, @seenAt, @rejectionsRunId, 1)
-     ON CONFLICT(company_id) DO UPDATE SET applied_started_at = excluded.applied_started_at,
-       applied_run_id = excluded.applied_run_id,
-       plans_listed_at = coalesce(excluded.plans_listed_at, sync_state.plans_listed_at),
-       plans_seen_at = coalesce(excluded.plans_seen_at, sync_state.plans_seen_at),
-       rejections_run_id = coalesce(excluded.rejections_run_id, sync_state.rejections_run_id),
-       write_generation = sync_state.write_generation + 1`,
-  ).run({
-    company: meta.companyId,
-    startedAt: meta.startedAt,
-    runId: meta.runId,
-    listedAt: step.value.plansListed ? meta.startedAt : null,
-    seenAt: step.value.plansSeen ? meta.startedAt : null,
-    rejectionsRunId: step.value.rejections ? meta.runId : null,
-  });
-  // The companies that lost a plan to this one: their indexes are stale now.
-  w.forEachCollected(
-    "UPDATE sync_state SET write_generation = write_generation + 1 WHERE company_id = ?",
-    meta.companyId,
-  );
-  return { applied: true, end, writeMs: 0 };
-}
-
 /** The function that writes one operation at the snapshot's time. */
-function writer(sqlite: Writes, meta: SnapshotMeta, state: State): (op: SnapshotOp) => void {
+function writer(
+  sqlite: Sqlite,
+  meta: SnapshotMeta,
+  state: State,
+  touched: Set<number>,
+): (op: SnapshotOp) => void {
   const at = meta.startedAt;
   const { runId, companyId } = meta;
-  const plans = new PlanWriter(sqlite, { companyId, at, runId, seenAt: state.seenAt });
+  const plans = new PlanWriter(sqlite, {
+    companyId,
+    at,
+    runId,
+    seenAt: state.seenAt,
+    touchedCompany: (c) => touched.add(c),
+  });
   const rejections = { companyId, runId, at, previousRunId: state.rejectionsRunId };
   const reports = new ReportWriter(sqlite, at, runId);
   return (o) => {

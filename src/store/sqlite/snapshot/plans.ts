@@ -25,8 +25,8 @@ import {
 } from "../../../tables/sqlite/index.js";
 import { PLAN_CHILD_TABLES } from "../../../tables/table-names.js";
 import { compileInsert, compileUpdate, overwrite, type RowWriter } from "../binder.js";
+import type { Sqlite } from "../connection.js";
 import { VersionHistory } from "./versions.js";
-import type { Writes } from "./writes.js";
 
 /** Columns of a plans row that the store fills in (the writers take them in this order). */
 const BOOKKEEPING = PLAN_BOOKKEEPING;
@@ -48,16 +48,11 @@ export interface WriteContext {
   runId: number;
   /** The company's last applied list before this snapshot (sync_state.plans_seen_at). */
   seenAt: string | null;
+  /** Another company lost a plan to this one: its index is stale now. */
+  touchedCompany(companyId: number): void;
 }
 
-/**
- * The owner of a plan that another company held: collected (see `Writes.collect`), since that
- * company's index is stale once the plan moves to this one.
- */
-export const OWNER_OF_PLAN = "SELECT company_id FROM plans WHERE id = ?";
-
 export class PlanWriter {
-  readonly #w: Writes;
   readonly #ctx: WriteContext;
   readonly #insert: RowWriter<PlanColumns>;
   readonly #upsert: RowWriter<PlanColumns>;
@@ -65,6 +60,7 @@ export class PlanWriter {
   readonly #children: { key: ChildKey; write: RowWriter<object> }[];
   readonly #deleteChildren;
   readonly #app: RowWriter<MobileAppRow>;
+  readonly #ownerOf;
   readonly #revive;
   readonly #unlisted;
   readonly #listed;
@@ -73,8 +69,7 @@ export class PlanWriter {
   /** Mobile apps already written in this run: they are shared by many plans. */
   readonly #appsWritten = new Set<number>();
 
-  constructor(sqlite: Writes, ctx: WriteContext) {
-    this.#w = sqlite;
+  constructor(sqlite: Sqlite, ctx: WriteContext) {
     this.#ctx = ctx;
     this.#insert = compileInsert(sqlite, plans, BOOKKEEPING, "ON CONFLICT(id) DO NOTHING");
     this.#upsert = compileInsert(
@@ -92,6 +87,7 @@ export class PlanWriter {
       [],
       `ON CONFLICT(id) DO UPDATE SET ${overwrite(mobileApps, ["id"])}`,
     );
+    this.#ownerOf = sqlite.prepare("SELECT company_id FROM plans WHERE id = ?").pluck();
     this.#revive = sqlite.prepare("UPDATE plans SET deleted_at = NULL, seen_at = ? WHERE id = ?");
     // Last seen: its own last sighting, or the last list applied (it was live and in it then).
     this.#unlisted = sqlite.prepare(
@@ -110,17 +106,15 @@ export class PlanWriter {
     this.#versions = new VersionHistory(sqlite, plans, planVersions);
   }
 
-  /** A plan new to the company; one that another company held moves over (as `update` does). */
+  /** A plan new to the company; one that another company held moves over. */
   insert(n: PlanRowSet, rawJson: string, hash: string): void {
     const { at, runId } = this.#ctx;
     const id = n.plan.id as number;
-    this.#insert(n.plan, rawJson, hash, at, at, null);
-    this.#w.when(false, () => {
-      this.#w.collect(OWNER_OF_PLAN, id);
-      this.#versions.replace(id, at);
-      this.#upsert(n.plan, rawJson, hash, at, at, null);
-      for (const stmt of this.#deleteChildren) stmt.run(id);
-    });
+    if (this.#insert(n.plan, rawJson, hash, at, at, null).changes === 0) {
+      this.#ctx.touchedCompany(this.#ownerOf.get(id) as number);
+      this.update(n, rawJson, hash);
+      return;
+    }
     this.#writeChildren(n);
     this.#versions.open(id, hash, at, runId);
   }
@@ -162,11 +156,10 @@ export class PlanWriter {
 
   markDeleted(id: number): void {
     const { at, seenAt, companyId } = this.#ctx;
-    this.#delete.run({ at, seenAt, id, companyId });
-    this.#w.when(true, () => {
+    if (this.#delete.run({ at, seenAt, id, companyId }).changes > 0) {
       this.#versions.close(id, at);
       this.#listed.run(id);
-    });
+    }
   }
 
   #writeChildren(n: PlanRowSet): void {

@@ -11,14 +11,15 @@ import {
 } from "../../../tables/sqlite/index.js";
 import { REPORT_CHILD_TABLES } from "../../../tables/table-names.js";
 import { compileInsert, compileUpdate, overwrite, type RowWriter } from "../binder.js";
+import type { Sqlite } from "../connection.js";
+import { prepared } from "../prepared.js";
 import { VersionHistory } from "./versions.js";
-import type { Writes } from "./writes.js";
 
 /** Columns of a report row that the store fills in (the writers take them in this order). */
 const BOOKKEEPING = REPORT_BOOKKEEPING;
 
 export class ReportWriter {
-  readonly #sqlite: Writes;
+  readonly #sqlite: Sqlite;
   readonly #upsert: RowWriter<ReportColumns>;
   readonly #rewrite: (row: ReportColumns) => unknown;
   readonly #children;
@@ -26,7 +27,7 @@ export class ReportWriter {
   readonly #versions: VersionHistory;
 
   constructor(
-    sqlite: Writes,
+    sqlite: Sqlite,
     private readonly at: string,
     private readonly runId: number,
   ) {
@@ -80,21 +81,23 @@ export class ReportWriter {
 
   /** Fetched again, unchanged: one request per report, one small update. */
   touch(id: number): void {
-    this.#sqlite.prepare("UPDATE scheduled_reports SET last_seen_at = ? WHERE id = ?").run(this.at, id);
+    prepared(this.#sqlite, "UPDATE scheduled_reports SET last_seen_at = ? WHERE id = ?").run(this.at, id);
   }
 
   /** A deleted report came back with the content it had. */
   revive(id: number, contentHash: string): void {
-    this.#sqlite
-      .prepare("UPDATE scheduled_reports SET deleted_at = NULL, last_seen_at = ? WHERE id = ?")
-      .run(this.at, id);
+    prepared(
+      this.#sqlite,
+      "UPDATE scheduled_reports SET deleted_at = NULL, last_seen_at = ? WHERE id = ?",
+    ).run(this.at, id);
     this.#versions.open(id, contentHash, this.at, this.runId);
   }
 
   markDeleted(id: number): void {
-    this.#sqlite
-      .prepare("UPDATE scheduled_reports SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL")
-      .run(this.at, id);
-    this.#sqlite.when(true, () => this.#versions.close(id, this.at));
+    const gone = prepared(
+      this.#sqlite,
+      "UPDATE scheduled_reports SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL",
+    ).run(this.at, id);
+    if (gone.changes > 0) this.#versions.close(id, this.at);
   }
 }

@@ -3,11 +3,12 @@
  * valid_to. A version's raw_json is NULL while its content is the record row's own (the text is
  * stored once); before the row's content is replaced, its text moves into those versions.
  */
+import type BetterSqlite3 from "better-sqlite3";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
 import type { plans, planVersions, reportVersions, scheduledReports } from "../../../tables/sqlite/index.js";
-import type { WriteStatement, Writes } from "./writes.js";
+import type { Sqlite } from "../connection.js";
 
-type Statement = WriteStatement;
+type Statement = BetterSqlite3.Statement<unknown[]>;
 
 export class VersionHistory {
   readonly #open: Statement;
@@ -15,7 +16,7 @@ export class VersionHistory {
   readonly #close: Statement;
 
   constructor(
-    sqlite: Writes,
+    sqlite: Sqlite,
     records: typeof plans | typeof scheduledReports,
     versions: typeof planVersions | typeof reportVersions,
   ) {
