@@ -45,12 +45,13 @@ export function applySnapshot(sqlite: Sqlite, meta: SnapshotMeta, ops: SnapshotO
         };
       if (state.generation !== meta.generation) return { applied: false, reason: "stale" };
       const touched = new Set<number>();
-      const write = writer(sqlite, meta, state, touched);
+      const { write, flush } = writer(sqlite, meta, state, touched);
       let step = ops.next();
       while (!step.done) {
         write(step.value);
         step = ops.next();
       }
+      flush();
       const end: RunEnd = { ...step.value.run, finishedAt: meta.finishedAt() };
       finishRun(sqlite, meta.runId, end);
       prepared(
@@ -89,7 +90,7 @@ function writer(
   meta: SnapshotMeta,
   state: State,
   touched: Set<number>,
-): (op: SnapshotOp) => void {
+): { write: (op: SnapshotOp) => void; flush: () => void } {
   const at = meta.startedAt;
   const { runId, companyId } = meta;
   const plans = new PlanWriter(sqlite, {
@@ -101,7 +102,7 @@ function writer(
   });
   const rejections = { companyId, runId, at, previousRunId: state.rejectionsRunId };
   const reports = new ReportWriter(sqlite, at, runId);
-  return (o) => {
+  const write = (o: SnapshotOp) => {
     switch (o.op) {
       case "plan.insert":
         return plans.insert(o.plan, o.rawJson, o.hash);
@@ -135,4 +136,6 @@ function writer(
         return writeSchema(sqlite, companyId, runId, at, o.write);
     }
   };
+  // The child rows that the plan writer keeps to write many to a statement.
+  return { write, flush: () => plans.flush() };
 }

@@ -24,7 +24,14 @@ import {
   planVersions,
 } from "../../../tables/sqlite/index.js";
 import { PLAN_CHILD_TABLES } from "../../../tables/table-names.js";
-import { compileInsert, compileUpdate, overwrite, type RowWriter } from "../binder.js";
+import {
+  type BatchedInsert,
+  compileBatchedInsert,
+  compileInsert,
+  compileUpdate,
+  overwrite,
+  type RowWriter,
+} from "../binder.js";
 import type { Sqlite } from "../connection.js";
 import { VersionHistory } from "./versions.js";
 
@@ -57,7 +64,9 @@ export class PlanWriter {
   readonly #insert: RowWriter<PlanColumns>;
   readonly #upsert: RowWriter<PlanColumns>;
   readonly #rewrite: (row: PlanColumns) => unknown;
-  readonly #children: { key: ChildKey; write: RowWriter<object> }[];
+  /** Child rows, written many to a statement; the plans whose rows are not all written yet. */
+  readonly #children: { key: ChildKey; write: BatchedInsert<object> }[];
+  readonly #pending = new Set<number>();
   readonly #deleteChildren;
   readonly #app: RowWriter<MobileAppRow>;
   readonly #ownerOf;
@@ -79,7 +88,7 @@ export class PlanWriter {
       `ON CONFLICT(id) DO UPDATE SET ${overwrite(plans, ["id", "firstSeenAt"])}`,
     );
     this.#rewrite = compileUpdate<PlanColumns>(sqlite, plans, BOOKKEEPING);
-    this.#children = CHILDREN.map(([key, table]) => ({ key, write: compileInsert(sqlite, table) }));
+    this.#children = CHILDREN.map(([key, table]) => ({ key, write: compileBatchedInsert(sqlite, table) }));
     this.#deleteChildren = PLAN_CHILD_TABLES.map((t) => sqlite.prepare(`DELETE FROM ${t} WHERE plan_id = ?`));
     this.#app = compileInsert(
       sqlite,
@@ -125,7 +134,7 @@ export class PlanWriter {
     const id = n.plan.id as number;
     this.#versions.replace(id, at);
     this.#upsert(n.plan, rawJson, hash, at, at, null);
-    for (const stmt of this.#deleteChildren) stmt.run(id);
+    this.#clearChildren(id);
     this.#writeChildren(n);
     this.#versions.open(id, hash, at, runId);
   }
@@ -134,7 +143,7 @@ export class PlanWriter {
   renormalize(n: PlanRowSet): void {
     const id = n.plan.id as number;
     this.#rewrite(n.plan);
-    for (const stmt of this.#deleteChildren) stmt.run(id);
+    this.#clearChildren(id);
     this.#writeChildren(n);
   }
 
@@ -162,8 +171,20 @@ export class PlanWriter {
     }
   }
 
+  /** Writes the child rows still pending (before anything reads them). */
+  flush(): void {
+    for (const c of this.#children) c.write.flush();
+    this.#pending.clear();
+  }
+
+  #clearChildren(id: number): void {
+    if (this.#pending.has(id)) this.flush();
+    for (const stmt of this.#deleteChildren) stmt.run(id);
+  }
+
   #writeChildren(n: PlanRowSet): void {
-    for (const c of this.#children) for (const row of n[c.key]) c.write(row);
+    this.#pending.add(n.plan.id as number);
+    for (const c of this.#children) for (const row of n[c.key]) c.write.add(row);
     for (const app of n.mobileApps) {
       if (this.#appsWritten.has(app.id as number)) continue;
       this.#app(app);
