@@ -55,8 +55,9 @@ export async function nextSyncRuns(sync: OwnedQueue): Promise<Map<number, number
 
 /** Both queues' state and the sync schedulers' next runs, with connections of its own. */
 export async function inspectQueues(cfg: Config, logger: Logger): Promise<QueuesSnapshot> {
-  const sync = new OwnedQueue(SYNC_QUEUE, cfg, logger);
-  const push = new OwnedQueue(PUSH_QUEUE, cfg, logger);
+  // Looked at only: nothing of `status` is written to Redis.
+  const sync = new OwnedQueue(SYNC_QUEUE, cfg, logger, undefined, { readOnly: true });
+  const push = new OwnedQueue(PUSH_QUEUE, cfg, logger, undefined, { readOnly: true });
   try {
     const queues = [await readQueueState(sync), await readQueueState(push)];
     const workers = { sync: await sync.queue.getWorkersCount(), push: await push.queue.getWorkersCount() };

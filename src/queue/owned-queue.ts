@@ -28,14 +28,23 @@ export class OwnedQueue {
   #concurrency = 0;
   #lastTakenAt: number | null = null;
 
+  /**
+   * `readOnly`: the queue is only looked at (`status`): BullMQ then does not write the queue's
+   * meta key, which it otherwise does for every Queue it opens.
+   */
   constructor(
     readonly name: string,
     protected readonly config: Config,
     protected readonly log: Logger,
     protected readonly watch?: RedisWatch,
+    opts: { readOnly?: boolean } = {},
   ) {
     this.redis = this.#connect();
-    this.queue = new Queue(name, { connection: this.redis, prefix: config.queuePrefix });
+    this.queue = new Queue(name, {
+      connection: this.redis,
+      prefix: config.queuePrefix,
+      ...(opts.readOnly ? { skipMetasUpdate: true } : {}),
+    });
     // One line per error at most (Redis gone, say); without a listener BullMQ prints whole stacks.
     this.queue.on("error", (err) => this.#error(err));
   }
