@@ -12,6 +12,7 @@ import { JSON_TYPES, type NewSchemaChange, type ObservedPath } from "../../src/o
 import type { Store } from "../../src/store/port.js";
 import { emptyCounts } from "../../src/store/port-runs.js";
 import type { SnapshotOps } from "../../src/store/port-snapshot.js";
+import { testPrefix } from "../support/owner.js";
 import { COMPANY, OTHER_COMPANY } from "../support/snapshots.js";
 import { storeKinds } from "../support/stores.js";
 import { runCli } from "./push-harness.js";
@@ -148,6 +149,9 @@ describe.each(storeKinds())("tas-sync schema on $name", (kind) => {
         companies: [{ id: COMPANY }, { id: OTHER_COMPANY }],
         database,
         redisUrl: "redis://127.0.0.1:9",
+        // REDIS_URL from the environment (CI sets it) replaces the dead URL above: status then
+        // looks at live queues, which must be this test's own and no one else's.
+        queuePrefix: testPrefix(),
         logLevel: "silent",
       }),
     );
