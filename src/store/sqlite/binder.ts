@@ -18,6 +18,12 @@ export type RowWriter<R> = (row: R, ...given: Value[]) => BetterSqlite3.RunResul
 
 const toBool = (v: unknown): Value => (v === null || v === undefined ? null : v ? 1 : 0);
 
+type Column = ReturnType<typeof getTableColumns>[string];
+
+/** The source of a column's bound value, read by `read` (default: the row's property). */
+const boundValue = (key: string, col: Column, read = `r[${JSON.stringify(key)}]`): string =>
+  col.dataType === "boolean" ? `toBool(${read})` : `${read} ?? null`;
+
 /**
  * The writer of `table`. `given` names columns (by key) that the row does not carry; the writer
  * takes their values as arguments after the row. `conflict` ends the INSERT (ON CONFLICT ...).
@@ -34,8 +40,7 @@ export function compileInsert<R>(
   if (missing.length) throw new Error(`${name} has no column ${missing.join(", ")}`);
   const args = entries.map(([key, col]) => {
     const g = given.indexOf(key);
-    const read = g >= 0 ? `g${g}` : `r[${JSON.stringify(key)}]`;
-    return col.dataType === "boolean" ? `toBool(${read})` : `${read} ?? null`;
+    return g >= 0 ? boundValue(key, col, `g${g}`) : boundValue(key, col);
   });
   const columns = entries.map(([, col]) => `"${col.name}"`);
   const stmt = sqlite.prepare(
@@ -71,10 +76,7 @@ export function compileUpdate<R extends { id?: unknown }>(
     ([key]) => key !== "id" && !keep.includes(key),
   );
   const sets = entries.map(([, col]) => `"${col.name}" = ?`).join(", ");
-  const args = entries.map(([key, col]) => {
-    const read = `r[${JSON.stringify(key)}]`;
-    return col.dataType === "boolean" ? `toBool(${read})` : `${read} ?? null`;
-  });
+  const args = entries.map(([key, col]) => boundValue(key, col));
   const stmt = sqlite.prepare(`UPDATE "${name}" SET ${sets} WHERE "id" = ?`);
   // Compiled once per table, from our own schema: no outside input reaches the source.
   return new Function("stmt", "toBool", `return (r) => stmt.run(${[...args, 'r["id"]'].join(", ")});`)(
@@ -104,10 +106,7 @@ export interface BatchedInsert<R> {
  */
 export function compileBatchedInsert<R>(sqlite: Sqlite, table: SQLiteTable, rows = 32): BatchedInsert<R> {
   const { name, indexes } = getTableConfig(table);
-  if (indexes.length > 0) {
-    const write = compileInsert<R>(sqlite, table);
-    return { add: (row) => write(row), flush: () => {} };
-  }
+  if (indexes.length > 0) return { add: compileInsert<R>(sqlite, table), flush: () => {} };
   const entries = Object.entries(getTableColumns(table));
   const cols = entries.length;
   const columns = entries.map(([, col]) => `"${col.name}"`).join(", ");
@@ -118,13 +117,10 @@ export function compileBatchedInsert<R>(sqlite: Sqlite, table: SQLiteTable, rows
   const one = sqlite.prepare(`INSERT INTO "${name}" (${columns}) VALUES ${tuple}`);
   const buf: unknown[] = new Array(rows * cols).fill(null);
   const state = { n: 0 };
-  const fills = entries.map(([key, col], j) => {
-    const read = `r[${JSON.stringify(key)}]`;
-    return `buf[i + ${j}] = ${col.dataType === "boolean" ? `toBool(${read})` : `${read} ?? null`};`;
-  });
+  const fills = entries.map(([key, col], j) => `buf[i + ${j}] = ${boundValue(key, col)};`);
   const args = entries.map((_, j) => `buf[i + ${j}]`).join(", ");
   // Compiled once per table, from our own schema: no outside input reaches the source.
-  const compiled = new Function(
+  return new Function(
     "buf",
     "state",
     "many",
@@ -147,5 +143,4 @@ export function compileBatchedInsert<R>(sqlite: Sqlite, table: SQLiteTable, rows
       },
     };`,
   )(buf, state, many, one, toBool) as BatchedInsert<R>;
-  return compiled;
 }
