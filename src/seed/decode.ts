@@ -48,8 +48,8 @@ export class SeedDecoder {
       this.#rest = bytes.slice();
       return EMPTY;
     }
-    // slice, not subarray: the rest must not keep the whole chunk alive.
-    if (lastLf + 1 < bytes.length) this.#rest = bytes.slice(lastLf + 1);
+    // A copy, so that the rest does not keep the whole chunk alive (a Buffer's slice is a view).
+    if (lastLf + 1 < bytes.length) this.#rest = new Uint8Array(bytes.subarray(lastLf + 1));
     return this.#check(bytes.subarray(0, lastLf + 1));
   }
 
