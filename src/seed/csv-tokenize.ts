@@ -38,9 +38,14 @@ const COMMON: Options = { record_delimiter: ["\r\n", "\n"], relax_column_count: 
  * again strictly (STRICT) to tell them apart.
  */
 const RELAXED: Options = { ...COMMON, relax_quotes: true };
-/** Strict about closing quotes only: a quote inside an unquoted cell is skipped over as above. */
+/**
+ * Strict about closing quotes only: a quote inside an unquoted cell is skipped over as above.
+ * Read as latin1, so that the raw text of the record has one character per byte (as UTF-8, a byte
+ * that is not UTF-8 comes back as a three-byte replacement character and the offset drifts).
+ */
 const STRICT: Options = {
   ...COMMON,
+  encoding: "latin1",
   raw: true,
   skip_records_with_error: true,
   on_skip: (err) => {
@@ -151,8 +156,8 @@ function badQuote(bytes: Buffer): number {
     parse(bytes, STRICT);
   } catch (err) {
     if (isCsvError(err) && err.code === "CSV_INVALID_CLOSING_QUOTE") {
-      // `raw` is the record's text up to the quote (csv-parse reads a record's bytes one by one).
-      return Buffer.byteLength(err.raw as string);
+      // `raw` is the record's text up to the quote, a character per byte (latin1, above).
+      return (err.raw as string).length;
     }
     if (!(isCsvError(err) && err.code === "CSV_QUOTE_NOT_CLOSED")) throw err;
   }

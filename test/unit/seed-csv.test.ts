@@ -52,6 +52,18 @@ describe("tokenizeCsv", () => {
 });
 
 describe("parseSeed csv", () => {
+  it("finds text after a closing quote on a line that is not UTF-8, and reads on at the next line", () => {
+    // The quoted cell holds bytes that are not UTF-8: where the bad quote is must be counted in
+    // bytes, not in characters of the decoded text (it threw 'Quote Not Closed' instead).
+    const bytes = Buffer.concat([
+      Buffer.from(`${HEADER}\n5251,52511,"a\xff\xa0\x80"x,"S.java"\n`, "latin1"),
+      Buffer.from("5251,52511,Next,N.java\n"),
+    ]);
+    const r = parseSeed(bytes, "csv", {});
+    expect(problems(r)).toEqual(["2 -: unreadable encoding: not valid UTF-8"]);
+    expect(r.valid.map((v) => [v.line, v.key])).toEqual([[3, "52511/Next"]]);
+  });
+
   it("reads rows with the line on which each record starts", () => {
     const text = [
       `${HEADER},description,key,parent_key`,
