@@ -12,6 +12,9 @@ import type { RedisWatch } from "./redis-watch.js";
 
 type Processor = BullProcessor;
 
+/** How long close() lets a connection that is still opening finish (a live Redis: a round trip). */
+const OPENING_MS = 1000;
+
 /** How a worker is doing, for readiness: jobs running, and when it last took one. */
 export interface Consumption {
   active: number;
@@ -90,6 +93,7 @@ export class OwnedQueue {
    * connections. Never waits on an unreachable Redis for more than the grace period.
    */
   async close(graceMs = 30_000, onGraceOver?: () => void): Promise<void> {
+    await this.#settleOpening();
     if (this.#worker) {
       const finished = (await withDeadline(this.#worker.close(), graceMs)).settled;
       if (!finished) {
@@ -100,6 +104,18 @@ export class OwnedQueue {
     await withDeadline(this.queue.close(), 2000);
     this.redis.disconnect();
     this.#workerRedis?.disconnect();
+  }
+
+  /**
+   * BullMQ reads Redis's version on a connection as it opens, and drops the connection's
+   * listeners when it closes: a read still in flight, cut off by the disconnect at the end of
+   * close(), then rejected with nobody to hear it (an unhandled "Connection is closed.": a
+   * command that failed before it used its queue). The reads end first: at once on a live Redis;
+   * on one that does not answer, the opening waits for a connection and ends cleanly with it.
+   */
+  async #settleOpening(): Promise<void> {
+    const opening = [this.queue.waitUntilReady(), ...(this.#worker ? [this.#worker.waitUntilReady()] : [])];
+    await withDeadline(Promise.allSettled(opening), OPENING_MS);
   }
 
   #connect() {
