@@ -90,7 +90,8 @@ export class OwnedQueue {
   /**
    * Let running jobs finish for up to `graceMs` (then `onGraceOver` is called, e.g. to abandon
    * running syncs, and the worker is closed by force), then close the queue and both
-   * connections. Never waits on an unreachable Redis for more than the grace period.
+   * connections. Never waits on an unreachable Redis for more than the grace period (and
+   * OPENING_MS for connections that never opened).
    */
   async close(graceMs = 30_000, onGraceOver?: () => void): Promise<void> {
     await this.#settleOpening();

@@ -37,7 +37,7 @@ export class SeedDecoder {
     this.#rest = null;
     if (!this.#started) {
       if (bytes.length < 3) {
-        this.#rest = bytes.slice();
+        this.#rest = copy(bytes);
         return EMPTY;
       }
       this.#started = true;
@@ -45,11 +45,10 @@ export class SeedDecoder {
     }
     const lastLf = bytes.lastIndexOf(LF);
     if (lastLf === -1) {
-      this.#rest = bytes.slice();
+      this.#rest = copy(bytes);
       return EMPTY;
     }
-    // A copy, so that the rest does not keep the whole chunk alive (a Buffer's slice is a view).
-    if (lastLf + 1 < bytes.length) this.#rest = new Uint8Array(bytes.subarray(lastLf + 1));
+    if (lastLf + 1 < bytes.length) this.#rest = copy(bytes.subarray(lastLf + 1));
     return this.#check(bytes.subarray(0, lastLf + 1));
   }
 
@@ -114,6 +113,14 @@ export function* bytePieces(chunks: Iterable<Uint8Array>, decoder: SeedDecoder):
 /** The pieces of text of a file's chunks, the last one marked final (it may be ""). */
 export function* pieces(chunks: Iterable<Uint8Array>, decoder: SeedDecoder): Generator<Piece> {
   for (const { bytes, final } of bytePieces(chunks, decoder)) yield { text: text(bytes), final };
+}
+
+/**
+ * A copy of bytes kept for the next push: it must neither keep the whole chunk alive nor change
+ * with a chunk the caller reuses (a Buffer's `slice` is a view, a Uint8Array's a copy).
+ */
+function copy(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(bytes);
 }
 
 function hasBom(b: Uint8Array): boolean {
