@@ -8,21 +8,18 @@
 
 import type { SchemaWrite } from "../observed/port.js";
 import type { PlanRowSet, ReportRowSet } from "../tables/index.js";
+import type { KnownRecord, PlanIndex } from "./plan-index.js";
 import type { RunEnd, SyncErrorRecord } from "./port-runs.js";
 
-export interface KnownRecord {
-  hash: string;
-  deleted: boolean;
-}
+export type { KnownRecord } from "./plan-index.js";
 
 /** What the database holds for a company, read at one moment. */
 export interface SnapshotIndex {
   /** The company's write generation then (sync_state.write_generation). */
   generation: number;
   plans: {
-    /** Content hash -> plan id (any of the company's plans, live or deleted). */
-    byHash: Map<string, number>;
-    byId: Map<number, KnownRecord>;
+    /** The company's plans, live or deleted, by id and by content hash. */
+    known: PlanIndex;
     /** Plans of the company in unlisted_plans: missing from a list since their last sighting. */
     unlisted: Set<number>;
     /** Content hashes of the plan elements the company's newest sync rejected (v_rejected_now). */

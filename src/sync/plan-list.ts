@@ -65,11 +65,11 @@ export class PlanListReceiver {
     const position = this.count++;
     this.bytes += bytes.length;
     const h = contentHash(bytes);
-    const known = this.#plans.byHash.get(h);
+    const known = this.#plans.known.idOfHash(h);
     // A second identical copy is read like a new element: it is then rejected as a duplicate.
     if (known !== undefined && !this.matched.has(known)) {
       this.matched.set(known, position);
-      if (this.#plans.byId.get(known)?.deleted) this.revivals.set(known, Buffer.from(bytes));
+      if (this.#plans.known.isDeleted(known)) this.revivals.set(known, Buffer.from(bytes));
       return;
     }
     const again = this.#plans.rejected.has(h) && this.#rejectedBytes + bytes.length <= REJECTED_AGAIN_BYTES;

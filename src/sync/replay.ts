@@ -125,7 +125,7 @@ function admit(index: SnapshotIndex, input: ReplayInput, r: StoredRecord): Snaps
     if (!read.ok || read.normalized.plan.companyId !== companyId) return null;
     const verdict = observer?.take("plan", read.wire, read.id);
     if (verdict && !verdict.ok) return null;
-    const known = index.plans.byId.get(read.id);
+    const known = index.plans.known.get(read.id);
     if (known?.hash === hash) return null;
     const plan = verdict?.ok && verdict.stripped ? normalizePlan(verdict.wire) : read.normalized;
     if (known) counts.updated++;

@@ -8,7 +8,13 @@ import type { ApiError } from "../api/errors.js";
 import { normalizePlan } from "../normalize/plan.js";
 import { truncate } from "../normalize/text.js";
 import type { RunCounts, RunEnd } from "../store/port-runs.js";
-import type { SnapshotEnd, SnapshotIndex, SnapshotOp, SnapshotOps } from "../store/port-snapshot.js";
+import type {
+  KnownRecord,
+  SnapshotEnd,
+  SnapshotIndex,
+  SnapshotOp,
+  SnapshotOps,
+} from "../store/port-snapshot.js";
 import { type RunObserver, storedKey } from "./observing.js";
 import { contentHash, type PlanListReceiver } from "./plan-list.js";
 import { type ReportFetch, reportOps } from "./report-ops.js";
@@ -53,7 +59,11 @@ export function replaceable(index: SnapshotIndex, plans: PlanList): { plans: num
   const matched = "list" in plans ? plans.list.matched : new Map<number, number>();
   const out = { plans: [] as number[], reports: [] as number[] };
   if ("error" in plans) return out;
-  for (const [id, known] of index.plans.byId) if (!known.deleted && !matched.has(id)) out.plans.push(id);
+  const { known } = index.plans;
+  for (let k = 0; k < known.size; k++) {
+    const id = known.idAt(k);
+    if (!known.deletedAt(k) && !matched.has(id)) out.plans.push(id);
+  }
   for (const [id, known] of index.reports) if (!known.deleted) out.reports.push(id);
   return out;
 }
@@ -63,7 +73,7 @@ export function* snapshotOps(index: SnapshotIndex, input: SnapshotInput): Snapsh
   /** The live contents this snapshot replaces or deletes (storedKey). */
   const replaced = new Set<string>();
   const note = (o: SnapshotOp) => {
-    if (o.op === "plan.update" && index.plans.byId.get(o.plan.plan.id as number)?.deleted === false)
+    if (o.op === "plan.update" && index.plans.known.isDeleted(o.plan.plan.id as number) === false)
       replaced.add(storedKey("plan", o.plan.plan.id as number));
     else if (o.op === "plan.delete") replaced.add(storedKey("plan", o.id));
     else if (o.op === "report.write" && index.reports.get(o.report.report.id as number)?.deleted === false)
@@ -129,7 +139,7 @@ function* planOps(
 ): Generator<SnapshotOp, { ok: boolean; listed: boolean; seen: boolean }> {
   const { companyId, counts, errors } = input;
   const { list } = received;
-  const { byId } = index.plans;
+  const { known: knownPlans } = index.plans;
   /** Every id met so far, at the position of its first element. */
   const seen = new Map(list.matched);
   /** Known plans whose unchanged element turned out to be a later copy of an id: rejected. */
@@ -186,7 +196,7 @@ function* planOps(
       }
       if (verdict.stripped) rows = normalizePlan(verdict.wire);
     }
-    const known = byId.has(r.id);
+    const known = knownPlans.has(r.id);
     yield { op: known ? "plan.update" : "plan.insert", plan: rows, rawJson: r.text, hash: fresh.hash };
     if (known) counts.updated++;
     else counts.inserted++;
@@ -196,7 +206,7 @@ function* planOps(
     const revived = list.revivals.get(id);
     if (revived) {
       input.observer?.revived("plan", revived, id);
-      yield { op: "plan.revive", id, hash: (byId.get(id) as { hash: string }).hash };
+      yield { op: "plan.revive", id, hash: (knownPlans.get(id) as KnownRecord).hash };
       counts.updated++;
     } else counts.unchanged++;
   }
@@ -233,8 +243,9 @@ function* planOps(
     return { ok: !foreign, listed: false, seen: true };
   }
   yield* listedAgain(index, seen);
-  for (const [id, known] of byId) {
-    if (known.deleted || seen.has(id)) continue;
+  for (let k = 0; k < knownPlans.size; k++) {
+    const id = knownPlans.idAt(k);
+    if (knownPlans.deletedAt(k) || seen.has(id)) continue;
     yield { op: "plan.delete", id };
     counts.deleted++;
   }
@@ -251,8 +262,7 @@ function twice(id: number, kept: number, other: number, rejected: string): strin
  */
 function* listedAgain(index: SnapshotIndex, seen: ReadonlyMap<number, number>): Generator<SnapshotOp> {
   for (const id of index.plans.unlisted) {
-    const known = index.plans.byId.get(id);
-    if (seen.has(id) || !known || known.deleted) yield { op: "plan.listed", id };
+    if (seen.has(id) || index.plans.known.isDeleted(id) !== false) yield { op: "plan.listed", id };
   }
 }
 
@@ -268,10 +278,11 @@ function* heldBack(
   why: string,
   errors: string[],
 ): Generator<SnapshotOp, number> {
-  const { byId, unlisted } = index.plans;
+  const { known, unlisted } = index.plans;
   let missing = 0;
-  for (const [id, known] of byId) {
-    if (known.deleted || seen.has(id)) continue;
+  for (let k = 0; k < known.size; k++) {
+    const id = known.idAt(k);
+    if (known.deletedAt(k) || seen.has(id)) continue;
     missing++;
     if (!unlisted.has(id)) yield { op: "plan.unlisted", id };
   }

@@ -1,6 +1,7 @@
 import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
+import { planIndexOf } from "../../src/store/plan-index.js";
 import { contentHash, PlanListReceiver } from "../../src/sync/plan-list.js";
 import { Spool } from "../../src/sync/spool.js";
 
@@ -48,8 +49,7 @@ describe("Spool", () => {
 describe("the plan list's spool", () => {
   const spools = () => readdirSync(tmpdir()).filter((n) => n.startsWith(`tas-spool-${process.pid}-`));
   const index = (rejected: string[]) => ({
-    byHash: new Map(),
-    byId: new Map(),
+    known: planIndexOf([]),
     unlisted: new Set<number>(),
     rejected: new Set(rejected),
   });

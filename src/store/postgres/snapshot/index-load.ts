@@ -1,4 +1,5 @@
 /** What the database holds for a company, read in one read-only snapshot (no lock taken). */
+import { PlanIndexBuilder } from "../../plan-index.js";
 import type { KnownRecord, SnapshotIndex } from "../../port-snapshot.js";
 import type { Pool } from "../pool.js";
 
@@ -17,8 +18,7 @@ export async function loadIndex(
         values: [companyId],
         rowMode: "array",
       });
-      const byHash = new Map<string, number>();
-      const byId = new Map<number, KnownRecord>();
+      const known = new PlanIndexBuilder();
       // Arrays, not objects: 100,000 plans make 100,000 rows here. An index-only scan of
       // plans_company_index_idx once the table is vacuumed: the wide rows are not read.
       const plans = await client.query<[number, string, boolean]>({
@@ -26,10 +26,7 @@ export async function loadIndex(
         values: [companyId],
         rowMode: "array",
       });
-      for (const [id, hash, deleted] of plans.rows) {
-        byHash.set(hash, id);
-        byId.set(id, { hash, deleted });
-      }
+      for (const [id, hash, deleted] of plans.rows) known.add(id, hash, deleted);
       const unlisted = new Set(
         (
           await client.query<[string]>({
@@ -60,7 +57,7 @@ export async function loadIndex(
       await client.query("COMMIT");
       return {
         generation: Number(state.rows[0]?.[0] ?? 0),
-        plans: { byHash, byId, unlisted, rejected },
+        plans: { known: known.build(), unlisted, rejected },
         reports,
       };
     } catch (err) {

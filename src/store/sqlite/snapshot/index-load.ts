@@ -1,4 +1,5 @@
 /** What the database holds for a company, read in one read transaction (no write lock). */
+import { PlanIndexBuilder } from "../../plan-index.js";
 import type { KnownRecord, SnapshotIndex } from "../../port-snapshot.js";
 import type { Sqlite } from "../connection.js";
 import { plucked, prepared } from "../prepared.js";
@@ -9,16 +10,12 @@ export function loadIndex(sqlite: Sqlite, companyId: number, reportIds: readonly
       (plucked(sqlite, "SELECT write_generation FROM sync_state WHERE company_id = ?").get(companyId) as
         | number
         | undefined) ?? 0;
-    const byHash = new Map<string, number>();
-    const byId = new Map<number, KnownRecord>();
+    const known = new PlanIndexBuilder();
     // From the covering index plans_company_index_idx alone: the wide rows are never read.
     const rows = prepared(sqlite, "SELECT id, content_hash, deleted_at FROM plans WHERE company_id = ?")
       .raw(true)
       .iterate(companyId) as IterableIterator<[number, string, string | null]>;
-    for (const [id, hash, deletedAt] of rows) {
-      byHash.set(hash, id);
-      byId.set(id, { hash, deleted: deletedAt !== null });
-    }
+    for (const [id, hash, deletedAt] of rows) known.add(id, hash, deletedAt !== null);
     const unlisted = new Set(
       plucked(sqlite, "SELECT plan_id FROM unlisted_plans WHERE company_id = ?").all(companyId) as number[],
     );
@@ -35,6 +32,6 @@ export function loadIndex(sqlite: Sqlite, companyId: number, reportIds: readonly
       const row = find.get(id) as [string, string | null] | undefined;
       if (row) reports.set(id, { hash: row[0], deleted: row[1] !== null });
     }
-    return { generation, plans: { byHash, byId, unlisted, rejected }, reports };
+    return { generation, plans: { known: known.build(), unlisted, rejected }, reports };
   })();
 }
