@@ -41,9 +41,9 @@ export interface ChildResult {
   plans: number;
   rssMb: number;
   /**
-   * sync only: peak RSS once all the re-syncs ran (rssMb: after the full sync and the first).
-   * Each no-change re-sync of 100k plans leaves its index (~35 MB) in the old generation until
-   * V8's next full collection: the peak climbs with the syncs one process runs, then drops.
+   * sync only: peak RSS once RSS_RESYNCS no-change re-syncs ran (rssMb: after the full sync and
+   * the first): a daemon's steady state. (When the index was Maps of strings and objects, each
+   * re-sync of 100k plans left ~30 MB in the old generation: 398 MB after ten.)
    */
   rssRepeatedMb?: number;
   /** Bytes of the database once written (SQLite file; PostgreSQL: the database's size). */
@@ -100,6 +100,8 @@ function ioCounters(): { writeBytes: number; wchar: number; cancelled: number } 
  * third, and best of three rounds was not enough to compare two of them (observing / not).
  */
 const SHORT_REPEATS = 3;
+/** No-change re-syncs one process runs before its peak RSS is read again (a daemon's life). */
+const RSS_RESYNCS = 8;
 
 async function download(input: ChildInput): Promise<ChildResult> {
   let best = Number.POSITIVE_INFINITY;
@@ -185,6 +187,10 @@ async function sync(input: ChildInput): Promise<ChildResult> {
       most.writeBytes = Math.max(most.writeBytes, after.writeBytes - before.writeBytes);
       most.wchar = Math.max(most.wchar, after.wchar - before.wchar);
       if (i === 0) rssMb = peakRssMb();
+    }
+    for (let i = SHORT_REPEATS; i < RSS_RESYNCS; i++) {
+      const more = await run();
+      if (more.status !== expected) throw new Error(`re-sync ${more.status}: ${more.errors.join("; ")}`);
     }
     let written: number | undefined;
     if (xmins) {
