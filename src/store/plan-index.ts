@@ -154,7 +154,10 @@ export class PlanIndexBuilder {
   #size = 0;
   readonly #odd = new Map<number, string>();
 
-  /** One plan: its id, its content hash (hex SHA-256), deleted or not. */
+  /**
+   * One plan: its id (an integer, once per index: plans.id is the table's primary key), its
+   * content hash (hex SHA-256), deleted or not.
+   */
   add(id: number, hash: string, deleted: boolean): void {
     if (this.#size === this.#ids.length) this.#grow();
     const e = this.#size++;
@@ -164,8 +167,12 @@ export class PlanIndexBuilder {
     else this.#odd.set(e, hash);
   }
 
+  /** The index, of exactly the plans added (copies: the builder may be used again). */
   build(): PlanIndex {
-    return new PlanIndex(this.#ids, this.#deleted, this.#digests, this.#size, this.#odd);
+    const n = this.#size;
+    const digests = Buffer.allocUnsafe(n * DIGEST_BYTES);
+    this.#digests.copy(digests, 0, 0, n * DIGEST_BYTES);
+    return new PlanIndex(this.#ids.slice(0, n), this.#deleted.slice(0, n), digests, n, new Map(this.#odd));
   }
 
   #grow(): void {
@@ -200,7 +207,7 @@ function mix(h: number): number {
   return x ^ (x >>> 16);
 }
 
-/** Ids are integers up to 2^53 (a plan id past it is rejected before any index sees it). */
+/** Ids are integers, at most 2^53 in size (a plan id past it is rejected before any index sees it). */
 function idHash(id: number): number {
   const lo = id | 0;
   const hi = (id / 4294967296) | 0;

@@ -18,7 +18,7 @@ describe("PlanIndex", () => {
     });
     fc.assert(
       fc.property(
-        fc.uniqueArray(plan, { selector: (p) => p.id, maxLength: 300 }),
+        fc.uniqueArray(plan, { selector: (p) => p.id, maxLength: 1500 }),
         fc.array(fc.maxSafeInteger(), { maxLength: 20 }),
         (plans, probes) => {
           const byId = new Map(
@@ -56,6 +56,25 @@ describe("PlanIndex", () => {
       expect(index.deletedAt(i)).toBe(i % 3 === 0);
     }
     expect(index.has(1_000_001)).toBe(false);
+  });
+
+  it("tells apart digests that share their first bytes, and lets the last plan with a hash win, as a Map did", () => {
+    // Fake digests: the same first eight hex digits (one probe start), then different.
+    const fake = (i: number) => `deadbeef${i.toString(16).padStart(56, "0")}`;
+    const plans: [number, { hash: string; deleted: boolean }][] = [];
+    for (let i = 0; i < 50; i++) plans.push([i + 1, { hash: fake(i), deleted: false }]);
+    // Two plans with one content (never ours: the content holds the id), and again past the table's first size.
+    plans.push([100, { hash: fake(7), deleted: true }]);
+    for (let i = 0; i < 40; i++) plans.push([200 + i, { hash: sha(`x${i}`), deleted: false }]);
+    plans.push([300, { hash: sha("x3"), deleted: false }]);
+    const byHash = new Map(plans.map(([id, k]) => [k.hash, id]));
+    const index = planIndexOf(plans);
+    for (const hash of byHash.keys()) expect(index.idOfHash(hash)).toBe(byHash.get(hash));
+    expect(index.idOfHash(fake(7))).toBe(100);
+    expect(index.idOfHash(sha("x3"))).toBe(300);
+    expect(index.idOfHash(fake(50))).toBeUndefined();
+    expect(index.get(8)).toEqual({ hash: fake(7), deleted: false });
+    expect(index.get(100)).toEqual({ hash: fake(7), deleted: true });
   });
 
   it("keeps a stored hash that is not lowercase hex as it is, found by itself only", () => {
