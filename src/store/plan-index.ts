@@ -59,7 +59,8 @@ export class PlanIndex {
 
   /** The plan whose stored content has this hash (lowercase hex SHA-256), if any. */
   idOfHash(hash: string): number | undefined {
-    if (this.#oddByHash.size && this.#oddByHash.has(hash)) return this.#oddByHash.get(hash);
+    const odd = this.#oddByHash.get(hash);
+    if (odd !== undefined) return odd;
     if (!HEX_DIGEST.test(hash)) return undefined;
     let h = 0;
     for (let i = 0; i < 8; i++) h = (h << 4) | hexValue(hash.charCodeAt(i));
@@ -80,13 +81,9 @@ export class PlanIndex {
     return e < 0 ? undefined : this.#deleted[e] === 1;
   }
 
-  /** The id of the plan at `position` (0 to size - 1, in the order the store listed them). */
-  idAt(position: number): number {
-    return this.#ids[position] as number;
-  }
-
-  deletedAt(position: number): boolean {
-    return this.#deleted[position] === 1;
+  /** The ids of the live (not deleted) plans, in the order the store listed them. */
+  *live(): IterableIterator<number> {
+    for (let e = 0; e < this.size; e++) if (this.#deleted[e] === 0) yield this.#ids[e] as number;
   }
 
   get(id: number): KnownRecord | undefined {
@@ -105,22 +102,17 @@ export class PlanIndex {
     return { hash, deleted: this.#deleted[e] === 1 };
   }
 
+  /** The plan's entry, or -1. */
   #entry(id: number): number {
-    for (let slot = idHash(id) & this.#mask; ; slot = (slot + 1) & this.#mask) {
-      const e = (this.#byId[slot] as number) - 1;
-      if (e < 0 || this.#ids[e] === id) return e;
-    }
+    return (this.#byId[this.#idSlot(id)] as number) - 1;
   }
 
+  /** The slot that holds the id, or the empty one where it would go. */
   #idSlot(id: number): number {
-    let slot = idHash(id) & this.#mask;
-    for (
-      let e = (this.#byId[slot] as number) - 1;
-      e >= 0 && this.#ids[e] !== id;
-      e = (this.#byId[slot] as number) - 1
-    )
-      slot = (slot + 1) & this.#mask;
-    return slot;
+    for (let slot = idHash(id) & this.#mask; ; slot = (slot + 1) & this.#mask) {
+      const e = (this.#byId[slot] as number) - 1;
+      if (e < 0 || this.#ids[e] === id) return slot;
+    }
   }
 
   #hashSlotOfEntry(e: number): number {

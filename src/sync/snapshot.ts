@@ -8,13 +8,7 @@ import type { ApiError } from "../api/errors.js";
 import { normalizePlan } from "../normalize/plan.js";
 import { truncate } from "../normalize/text.js";
 import type { RunCounts, RunEnd } from "../store/port-runs.js";
-import type {
-  KnownRecord,
-  SnapshotEnd,
-  SnapshotIndex,
-  SnapshotOp,
-  SnapshotOps,
-} from "../store/port-snapshot.js";
+import type { SnapshotEnd, SnapshotIndex, SnapshotOp, SnapshotOps } from "../store/port-snapshot.js";
 import { type RunObserver, storedKey } from "./observing.js";
 import { contentHash, type PlanListReceiver } from "./plan-list.js";
 import { type ReportFetch, reportOps } from "./report-ops.js";
@@ -59,11 +53,7 @@ export function replaceable(index: SnapshotIndex, plans: PlanList): { plans: num
   const matched = "list" in plans ? plans.list.matched : new Map<number, number>();
   const out = { plans: [] as number[], reports: [] as number[] };
   if ("error" in plans) return out;
-  const { known } = index.plans;
-  for (let k = 0; k < known.size; k++) {
-    const id = known.idAt(k);
-    if (!known.deletedAt(k) && !matched.has(id)) out.plans.push(id);
-  }
+  for (const id of index.plans.known.live()) if (!matched.has(id)) out.plans.push(id);
   for (const [id, known] of index.reports) if (!known.deleted) out.reports.push(id);
   return out;
 }
@@ -206,7 +196,7 @@ function* planOps(
     const revived = list.revivals.get(id);
     if (revived) {
       input.observer?.revived("plan", revived, id);
-      yield { op: "plan.revive", id, hash: (knownPlans.get(id) as KnownRecord).hash };
+      yield { op: "plan.revive", id, hash: (knownPlans.get(id) as { hash: string }).hash };
       counts.updated++;
     } else counts.unchanged++;
   }
@@ -243,9 +233,8 @@ function* planOps(
     return { ok: !foreign, listed: false, seen: true };
   }
   yield* listedAgain(index, seen);
-  for (let k = 0; k < knownPlans.size; k++) {
-    const id = knownPlans.idAt(k);
-    if (knownPlans.deletedAt(k) || seen.has(id)) continue;
+  for (const id of knownPlans.live()) {
+    if (seen.has(id)) continue;
     yield { op: "plan.delete", id };
     counts.deleted++;
   }
@@ -280,9 +269,8 @@ function* heldBack(
 ): Generator<SnapshotOp, number> {
   const { known, unlisted } = index.plans;
   let missing = 0;
-  for (let k = 0; k < known.size; k++) {
-    const id = known.idAt(k);
-    if (known.deletedAt(k) || seen.has(id)) continue;
+  for (const id of known.live()) {
+    if (seen.has(id)) continue;
     missing++;
     if (!unlisted.has(id)) yield { op: "plan.unlisted", id };
   }

@@ -28,6 +28,7 @@ describe("PlanIndex", () => {
           const index = planIndexOf(byId);
           expect(index.size).toBe(byId.size);
           expect([...index]).toEqual([...byId]);
+          expect([...index.live()]).toEqual([...byId].filter(([, k]) => !k.deleted).map(([id]) => id));
           for (const [id, known] of byId) {
             expect(index.has(id)).toBe(true);
             expect(index.get(id)).toEqual(known);
@@ -50,11 +51,11 @@ describe("PlanIndex", () => {
     for (let i = 0; i < n; i++) b.add(1_000_000 + i * 7, sha(String(i)), i % 3 === 0);
     const index = b.build();
     expect(index.size).toBe(n);
-    for (let i = 0; i < n; i++) {
-      expect(index.idOfHash(sha(String(i)))).toBe(1_000_000 + i * 7);
-      expect(index.idAt(i)).toBe(1_000_000 + i * 7);
-      expect(index.deletedAt(i)).toBe(i % 3 === 0);
-    }
+    for (let i = 0; i < n; i++) expect(index.idOfHash(sha(String(i)))).toBe(1_000_000 + i * 7);
+    const live = Array.from({ length: n }, (_, i) => i)
+      .filter((i) => i % 3 !== 0)
+      .map((i) => 1_000_000 + i * 7);
+    expect([...index.live()]).toEqual(live);
     expect(index.has(1_000_001)).toBe(false);
   });
 
