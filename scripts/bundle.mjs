@@ -40,7 +40,9 @@ const englishOnly = {
 
 rmSync(`${root}dist/cli`, { recursive: true, force: true });
 await build({
-  entryPoints: [`${root}dist/src/bin.js`],
+  // The plan reader's worker thread is a module of its own (src/sync/fresh-reader.ts finds it).
+  entryPoints: [`${root}dist/src/bin.js`, `${root}dist/src/sync/fresh-worker.js`],
+  entryNames: "[name]",
   outdir: `${root}dist/cli`,
   bundle: true,
   splitting: true,

@@ -135,7 +135,7 @@ export const CONFIG_KEY_DOCS: Record<string, KeyDoc> = {
   },
   "sync.readAheadMiB": {
     description:
-      "MiB of new or changed plans parsed while the list downloads, before the write transaction opens (a few changes then cost the transaction only their writes). Past it, they wait in a temporary file and are parsed while the transaction writes; unchanged plans are never parsed. Memory grows with it (about 5 × this in rows).",
+      "MiB of new or changed plans read (parsed, checked, normalized) on the main thread once the list is in, before the write transaction opens: a sync that finds a few changes starts no thread. Past it, every new or changed plan goes to a temporary file and a worker thread reads them as they arrive, on another core, while the list downloads and then while the transaction writes what it read; unchanged plans are never parsed. Memory grows with it (about 5 × this in rows).",
   },
   schema: {
     description:

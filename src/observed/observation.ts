@@ -94,6 +94,15 @@ export class Observation {
 
   constructor(readonly valueCap: number) {}
 
+  /** Adds a path as it was in another observation (./observation-state.ts): a root, or a parent's child. */
+  attach(node: PathNode, parent: PathNode | null, key: string): void {
+    if (parent) {
+      parent.children ??= new Map();
+      parent.children.set(key, node);
+    } else this.#roots.set(key, node);
+    this.#all.push(node);
+  }
+
   /** Every path met so far, in the order first met. */
   get nodes(): readonly PathNode[] {
     return this.#all;

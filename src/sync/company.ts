@@ -100,20 +100,22 @@ async function fetchAndApply(
     const index = await store.snapshots.index(companyId, input.reportIds);
     const observer = schema.observe ? await observerFor(store, companyId, schema) : null;
     await observer?.countStored(store.snapshots);
-    const fetched = await fetchSnapshot(client, input.reportIds, index, {
+    const fetched = await fetchSnapshot(client, companyId, input.reportIds, index, {
       signal,
+      observer,
       onProgress: progress,
       log,
       ...(deps.readAheadBytes === undefined ? {} : { readAheadBytes: deps.readAheadBytes }),
     });
     let stored: StoredTexts | null = null;
     try {
+      // The new or changed plans: read now, or by the worker thread as the snapshot is written.
+      const received = "list" in fetched.plans ? fetched.plans.list : null;
+      received?.read();
       // Everything the snapshot needs of the database, read before its transaction.
       if (observer)
         stored = await StoredTexts.read(store.snapshots, companyId, replaceable(index, fetched.plans));
       signal.throwIfAborted();
-      const received = "list" in fetched.plans ? fetched.plans.list : null;
-      received?.readAhead();
       progress("applying", received?.count ?? 0, received?.bytes ?? 0);
       const state = {
         companyId,

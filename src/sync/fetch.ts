@@ -12,6 +12,7 @@ import {
 } from "../api/errors.js";
 import type { Logger } from "../log.js";
 import type { SnapshotIndex } from "../store/port-snapshot.js";
+import type { RunObserver } from "./observing.js";
 import { PlanListReceiver } from "./plan-list.js";
 import type { PlanList, ReportFetch } from "./snapshot.js";
 
@@ -28,10 +29,13 @@ export interface FetchOptions {
   onProgress: (phase: "reports" | "plans", records: number, bytes: number) => void;
   log: Logger;
   readAheadBytes?: number;
+  /** The run's observer: the new or changed plans are observed as they are read. */
+  observer: RunObserver | null;
 }
 
 export async function fetchSnapshot(
   client: TasClient,
+  companyId: number,
   reportIds: readonly number[],
   index: SnapshotIndex,
   opts: FetchOptions,
@@ -39,7 +43,11 @@ export async function fetchSnapshot(
   opts.onProgress("reports", 0, 0);
   const reports = await fetchReports(client, reportIds, opts.signal);
   opts.log.debug({ reports: reports.length }, "reports fetched");
-  const list = new PlanListReceiver(index.plans, opts.readAheadBytes);
+  const list = new PlanListReceiver(index.plans, {
+    companyId,
+    observer: opts.observer,
+    ...(opts.readAheadBytes === undefined ? {} : { readAheadBytes: opts.readAheadBytes }),
+  });
   let tail: Buffer | null = null;
   try {
     await client.streamPlans(

@@ -8,6 +8,11 @@ import { normalizePlan } from "../normalize/plan.js";
 import { parseJson } from "../normalize/record.js";
 import { AcceptedSchema, type ContractMode } from "../observed/contract.js";
 import { Observation, type PathNode } from "../observed/observation.js";
+import {
+  type ObservationState,
+  observationFromState,
+  observationState,
+} from "../observed/observation-state.js";
 import type { RecordKind } from "../observed/paths.js";
 import type { NewSchemaChange, ObservedPath, SchemaChange } from "../observed/port.js";
 import { JSON_TYPES } from "../observed/port.js";
@@ -26,12 +31,22 @@ export interface ObserveSettings {
   changes: readonly SchemaChange[];
 }
 
+export interface ObserverState {
+  obs: ObservationState;
+  refused: ObservationState;
+}
+
+export interface ObserverHandOver extends ObserverState {
+  settings: ObserveSettings;
+  companyId: number;
+}
+
 export type Verdict<W> = { ok: true; wire: W; stripped: boolean } | { ok: false; reason: string };
 
 export class RunObserver {
-  readonly #obs: Observation;
+  #obs: Observation;
   /** Records refused (by the reader or the contract): observed for their changes only, never counted. */
-  readonly #refused: Observation;
+  #refused: Observation;
   readonly #accepted: AcceptedSchema;
   /** Nothing was known of the company: this run sets the baseline (no change rows, no contract). */
   readonly baseline: boolean;
@@ -46,6 +61,29 @@ export class RunObserver {
     this.#refused = new Observation(s.valueCap);
     this.#accepted = new AcceptedSchema(s.known, s.changes);
     this.baseline = s.known.length === 0;
+  }
+
+  /** What a worker thread needs to observe the run's next records (./fresh-worker.ts). */
+  handOver(): ObserverHandOver {
+    return { settings: this.s, companyId: this.companyId, ...this.state() };
+  }
+
+  /** The observer a worker thread carries on with. */
+  static carryOn(h: ObserverHandOver): RunObserver {
+    const o = new RunObserver(h.settings, h.companyId);
+    o.takeBack(h);
+    return o;
+  }
+
+  /** What was observed so far, as plain data. */
+  state(): ObserverState {
+    return { obs: observationState(this.#obs), refused: observationState(this.#refused) };
+  }
+
+  /** Carries on from what a worker thread observed (it went on from this observer's state). */
+  takeBack(s: ObserverState): void {
+    this.#obs = observationFromState(this.s.valueCap, s.obs);
+    this.#refused = observationFromState(this.s.valueCap, s.refused);
   }
 
   /**

@@ -1,22 +1,32 @@
 /**
  * The plan list as it arrives, element by element, held against the company's index: an
  * element whose bytes hash to a plan the company has is that plan, unchanged (or back from
- * deletion), and is neither kept nor parsed. Only new or changed elements are kept: in memory
- * as bytes while they fit in a budget, read (parsed, checked, normalized) once the download is
- * over and before the write transaction opens; spooled beyond it, and read while the snapshot
- * is written.
+ * deletion), and is neither kept nor parsed. Only new or changed elements are kept, read
+ * (parsed, checked, normalized) and decided (./fresh-decisions.ts), all before the snapshot's
+ * transaction opens:
  *
- * Read before the transaction only when all of them fit (a sync that finds a few changes):
- * rows kept alive while thousands more are made teach V8 that the normalizer's objects live
- * long, and it then allocates every later row in the old generation (pretenuring): four to
- * eight times the promoted bytes, and about 100 MB more RSS in bench:sync's full sync.
+ * - while they fit in a budget, in memory as bytes, read on the main thread once the download
+ *   is over (a sync that finds a few changes);
+ * - past it, every one from then on goes to a spool file, and a worker thread reads and decides
+ *   them as they arrive (./fresh-reader.ts), writing the decisions to a file of its own that the
+ *   transaction only decodes. The list is never held whole, nor its rows: rows kept alive while
+ *   thousands more are made teach V8 that the normalizer's objects live long, and it then
+ *   allocates every later row in the old generation (pretenuring: about 100 MB more RSS in
+ *   bench:sync's full sync).
  */
-import { hash } from "node:crypto";
-import { type PlanRead, readPlan } from "../normalize/read.js";
+import { readPlan } from "../normalize/read.js";
 import type { SnapshotIndex } from "../store/port-snapshot.js";
+import { contentHash } from "./content-hash.js";
+import { type Decided, type DecisionTally, FreshDecisions } from "./fresh-decisions.js";
+import type { DecidedEnd } from "./fresh-messages.js";
+import { FreshReader } from "./fresh-reader.js";
+import type { RunObserver } from "./observing.js";
+import { type OpProgress, readOps } from "./op-spool.js";
 import { Spool } from "./spool.js";
 
-/** Bytes of new or changed elements read during the download; the rest waits in the spool. */
+export { contentHash } from "./content-hash.js";
+
+/** Bytes of new or changed elements read on the main thread; past them, a worker reads them all. */
 const READ_AHEAD_BYTES = 1024 * 1024;
 
 /**
@@ -25,39 +35,43 @@ const READ_AHEAD_BYTES = 1024 * 1024;
  */
 const REJECTED_AGAIN_BYTES = 16 * 1024 * 1024;
 
-/** SHA-256 (hex) of a record as received (its UTF-8 bytes): the content_hash column. */
-export function contentHash(bytes: Uint8Array | string): string {
-  return hash("sha256", bytes, "hex");
+export interface ReceiverOptions {
+  companyId: number;
+  /** The run's observer (null: the run does not observe). */
+  observer: RunObserver | null;
+  readAheadBytes?: number;
 }
 
-/** A new or changed element: where it was in the list, its hash, and what reading it gave. */
-export interface Fresh {
-  position: number;
-  hash: string;
-  read: PlanRead;
-}
+/** What the new or changed elements became: the operations, in list order; then their tally. */
+export type ListDecisions = Generator<Decided, DecisionTally>;
 
 export class PlanListReceiver {
   readonly #plans: SnapshotIndex["plans"];
+  readonly #opts: ReceiverOptions;
   readonly #readAhead: number;
   /** Elements received (complete ones) and their bytes. */
   count = 0;
   bytes = 0;
+  /** How many elements are new or changed. */
+  freshCount = 0;
   /** Known plans whose content arrived unchanged: id -> position of that element. */
   matched = new Map<number, number>();
   /** Of those, the ones that were deleted and come back (rare): their bytes, observed again. */
   revivals = new Map<number, Buffer>();
-  /** New or changed elements within the budget: copies of their bytes, read by `readAhead`. */
+  /** New or changed elements within the budget: copies of their bytes. */
   #ahead: { position: number; hash: string; bytes: Buffer }[] = [];
   #aheadBytes = 0;
   #rejectedBytes = 0;
-  #read: Fresh[] = [];
   #spool: Spool | null = null;
-  #spilled: { position: number; hash: string }[] = [];
+  #reader: FreshReader | null = null;
+  /** Elements in the spool not yet flushed to its file (told to the reader when they are). */
+  #unflushed: { positions: number[]; hashes: string[] } = { positions: [], hashes: [] };
+  #decided: (() => ListDecisions) | null = null;
 
-  constructor(plans: SnapshotIndex["plans"], readAheadBytes = READ_AHEAD_BYTES) {
+  constructor(plans: SnapshotIndex["plans"], opts: ReceiverOptions) {
     this.#plans = plans;
-    this.#readAhead = readAheadBytes;
+    this.#opts = opts;
+    this.#readAhead = opts.readAheadBytes ?? READ_AHEAD_BYTES;
   }
 
   /** One complete element of the list, as received. */
@@ -69,54 +83,76 @@ export class PlanListReceiver {
     // A second identical copy is read like a new element: it is then rejected as a duplicate.
     if (known !== undefined && !this.matched.has(known)) {
       this.matched.set(known, position);
+      this.#reader?.matched(known, position);
       if (this.#plans.known.isDeleted(known)) this.revivals.set(known, Buffer.from(bytes));
       return;
     }
-    const again = this.#plans.rejected.has(h) && this.#rejectedBytes + bytes.length <= REJECTED_AGAIN_BYTES;
-    if (again) this.#rejectedBytes += bytes.length;
-    if (again || this.#aheadBytes + bytes.length <= this.#readAhead) {
-      if (!again) this.#aheadBytes += bytes.length;
-      // A copy: the slice would keep the network chunk it points into.
-      this.#ahead.push({ position, hash: h, bytes: Buffer.from(bytes) });
-      return;
+    this.freshCount++;
+    if (!this.#spool) {
+      const again = this.#plans.rejected.has(h) && this.#rejectedBytes + bytes.length <= REJECTED_AGAIN_BYTES;
+      if (again) this.#rejectedBytes += bytes.length;
+      if (again || this.#aheadBytes + bytes.length <= this.#readAhead) {
+        if (!again) this.#aheadBytes += bytes.length;
+        // A copy: the slice would keep the network chunk it points into.
+        this.#ahead.push({ position, hash: h, bytes: Buffer.from(bytes) });
+        return;
+      }
+      this.#startReader();
     }
-    this.#spool ??= new Spool();
-    this.#spool.append(bytes);
-    this.#spilled.push({ position, hash: h });
+    // Before the append, which may flush (and tell the reader of) the element.
+    this.#unflushed.positions.push(position);
+    this.#unflushed.hashes.push(h);
+    (this.#spool as Spool).append(bytes);
   }
 
-  /**
-   * Reads the elements kept in memory, before the write transaction opens, when they are all
-   * the new or changed ones; otherwise they are read in turn with the spooled ones.
-   */
-  readAhead(): void {
-    if (this.#spool) return;
-    for (const { position, hash, bytes } of this.#ahead) {
-      this.#read.push({ position, hash, read: readPlan(bytes) });
-    }
+  /** Past the budget: the worker gets what came so far, and from now on every new or changed element. */
+  #startReader(): void {
+    const spool = new Spool((from, to) => {
+      const { positions, hashes } = this.#unflushed;
+      this.#unflushed = { positions: [], hashes: [] };
+      this.#reader?.spooled(from, to, positions, hashes);
+    });
+    this.#spool = spool;
+    const reader = new FreshReader(this.#opts.companyId, this.#opts.observer, spool);
+    this.#reader = reader;
+    for (const [id, position] of this.matched) reader.matched(id, position);
+    reader.inline(this.#ahead);
     this.#ahead = [];
   }
 
   /**
-   * The new or changed elements, in list order; the spooled ones are read as they are reached
-   * (each is read when the consumer asks for the next).
+   * Once the list is in (whole or broken off), before the snapshot's transaction: reads and
+   * decides the elements kept in memory; or, past the budget, tells the worker thread the list is
+   * in (it reads on while the transaction writes what it decided).
    */
-  *fresh(): Generator<Fresh> {
-    yield* this.#read;
-    for (const { position, hash, bytes } of this.#ahead) yield { position, hash, read: readPlan(bytes) };
-    if (!this.#spool) return;
-    const spilled = this.#spilled;
-    let k = 0;
-    for (const bytes of this.#spool.records()) {
-      if (k >= spilled.length) break;
-      const at = spilled[k++] as { position: number; hash: string };
-      yield { position: at.position, hash: at.hash, read: readPlan(bytes) };
+  read(): void {
+    const { companyId, observer } = this.#opts;
+    if (this.#reader) {
+      this.#spool?.flush();
+      this.#reader.finish();
+      const { path, progress } = this.#reader.decided;
+      this.#decided = () => fromWorker(path, progress, observer);
+      return;
     }
+    const decisions = new FreshDecisions(companyId, observer, (id) => this.matched.get(id));
+    const ops: Decided[] = [];
+    for (const { position, hash, bytes } of this.#ahead) {
+      const d = decisions.decide({ position, hash, read: readPlan(bytes) });
+      if (d) ops.push(d);
+    }
+    this.#ahead = [];
+    this.#decided = function* () {
+      yield* ops;
+      return decisions;
+    };
   }
 
-  /** How many elements are new or changed. */
-  get freshCount(): number {
-    return this.#ahead.length + this.#read.length + this.#spilled.length;
+  /** The decisions, as `read` made them (once: the worker's are read as they are written). */
+  decided(): ListDecisions {
+    const decided = this.#decided;
+    if (!decided) throw new Error("the plan list's elements were not read (PlanListReceiver.read)");
+    this.#decided = null;
+    return decided();
   }
 
   /** Forget everything (the list is being fetched again). */
@@ -124,18 +160,31 @@ export class PlanListReceiver {
     this.dispose();
     this.count = 0;
     this.bytes = 0;
+    this.freshCount = 0;
     this.matched = new Map();
     this.revivals = new Map();
     this.#ahead = [];
     this.#aheadBytes = 0;
     this.#rejectedBytes = 0;
-    this.#read = [];
-    this.#spilled = [];
+    this.#unflushed = { positions: [], hashes: [] };
+    this.#decided = null;
   }
 
-  /** Deletes the spool, if any. */
+  /** Stops the worker and deletes the files, if any. */
   dispose(): void {
+    this.#reader?.dispose();
+    this.#reader = null;
     this.#spool?.dispose();
     this.#spool = null;
   }
+}
+
+/** The worker's decisions, as it writes them; then their tally, and what its observer saw. */
+function* fromWorker(path: string, progress: OpProgress, observer: RunObserver | null): ListDecisions {
+  const end = yield* readOps<DecidedEnd>(path, progress);
+  if ("error" in end) throw new Error(`the plan reader's worker thread failed: ${end.error}`);
+  if (observer && end.observer) observer.takeBack(end.observer);
+  const seen = new Map(end.seenIds.map((id, k) => [id, end.seenPositions[k] as number]));
+  const { anonymous, foreignCount, foreignCompany } = end;
+  return { seen, anonymous, foreignCount, foreignCompany };
 }

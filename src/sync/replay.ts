@@ -12,8 +12,8 @@ import type { SnapshotIndex, SnapshotOp, SnapshotOps, StoredRecord } from "../st
 import type { PlanRowSet, ReportRowSet } from "../tables/index.js";
 import type { SyncDeps } from "./company.js";
 import { applySnapshot, companyRun } from "./company-run.js";
+import { contentHash } from "./content-hash.js";
 import { type RunObserver, storedKey } from "./observing.js";
-import { contentHash } from "./plan-list.js";
 import type { CompanySyncResult } from "./run.js";
 import { DEFAULT_SCHEMA, observerFor } from "./schema-settings.js";
 import { StoredTexts } from "./stored-texts.js";

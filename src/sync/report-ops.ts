@@ -3,8 +3,8 @@ import { AccessDeniedError, type ApiError, NotFoundError } from "../api/errors.j
 import { readReport } from "../normalize/read.js";
 import type { RunCounts } from "../store/port-runs.js";
 import type { SnapshotIndex, SnapshotOp } from "../store/port-snapshot.js";
+import { contentHash } from "./content-hash.js";
 import type { RunObserver } from "./observing.js";
-import { contentHash } from "./plan-list.js";
 
 export type ReportFetch = { id: number; text: string } | { id: number; error: ApiError };
 

@@ -1,16 +1,16 @@
 /**
  * What one company's snapshot changes, as a generator of store operations decided against the
  * index read before the download and the stored texts read after it (never asking the store
- * anything back). The store runs it inside its transaction; the only work left for then is
- * reading the spooled elements (those past the read-ahead budget).
+ * anything back). The store runs it inside its transaction: the plan list's elements were read
+ * and decided before it opened (./plan-list.ts), so what is left is writing them.
  */
 import type { ApiError } from "../api/errors.js";
-import { normalizePlan } from "../normalize/plan.js";
 import { truncate } from "../normalize/text.js";
 import type { RunCounts, RunEnd } from "../store/port-runs.js";
 import type { SnapshotEnd, SnapshotIndex, SnapshotOp, SnapshotOps } from "../store/port-snapshot.js";
+import { rejection, twice } from "./fresh-decisions.js";
 import { type RunObserver, storedKey } from "./observing.js";
-import { contentHash, type PlanListReceiver } from "./plan-list.js";
+import type { PlanListReceiver } from "./plan-list.js";
 import { type ReportFetch, reportOps } from "./report-ops.js";
 import type { StoredTexts } from "./stored-texts.js";
 
@@ -130,67 +130,38 @@ function* planOps(
   const { companyId, counts, errors } = input;
   const { list } = received;
   const { known: knownPlans } = index.plans;
-  /** Every id met so far, at the position of its first element. */
-  const seen = new Map(list.matched);
-  /** Known plans whose unchanged element turned out to be a later copy of an id: rejected. */
-  const overridden = new Set<number>();
-  let anonymous = 0;
-  let foreignCount = 0;
-  let foreignCompany = 0;
   counts.fetched += list.count;
-  const reject = (id: number | null, reason: string, text: string | null): SnapshotOp => {
-    counts.rejected++;
-    // A known plan that now fails validation still exists: do not delete it.
-    if (id === null) anonymous++;
-    else if (!seen.has(id)) seen.set(id, -1);
-    return {
-      op: "reject",
-      entity: "plan",
-      entityId: id,
-      reason,
-      rawJson: text,
-      hash: contentHash(text ?? ""),
-    };
-  };
-  for (const fresh of list.fresh()) {
-    const r = fresh.read;
-    if (!r.ok) {
-      input.observer?.rejected("plan", r.text, r.id);
-      yield reject(r.id, r.reason, r.text);
+  // Read and decided off this path (./plan-list.ts): only written here.
+  const decided = list.decided();
+  let step = decided.next();
+  for (; !step.done; step = decided.next()) {
+    const d = step.value;
+    if (d.op === "reject") {
+      counts.rejected++;
+      yield d;
       continue;
     }
-    const plan = r.normalized;
-    if (plan.plan.companyId !== companyId) {
-      // Not a bad record: the wrong company's list. Counted once, stored nowhere.
-      foreignCount++;
-      foreignCompany = plan.plan.companyId;
-      continue;
-    }
-    const first = seen.get(r.id);
-    if (first !== undefined && first < fresh.position) {
-      yield reject(r.id, twice(r.id, first, fresh.position, "this later copy"), r.text);
-      continue;
-    }
-    if (first !== undefined) {
-      // The earlier copy is this one; the unchanged element met first in the download is later.
-      overridden.add(r.id);
-      yield reject(r.id, twice(r.id, fresh.position, first, "the later copy (as stored)"), null);
-    }
-    seen.set(r.id, fresh.position);
-    let rows = plan;
-    if (input.observer) {
-      const verdict = input.observer.take("plan", r.wire, r.id);
-      if (!verdict.ok) {
-        yield reject(r.id, verdict.reason, r.text);
-        continue;
-      }
-      if (verdict.stripped) rows = normalizePlan(verdict.wire);
-    }
-    const known = knownPlans.has(r.id);
-    yield { op: known ? "plan.update" : "plan.insert", plan: rows, rawJson: r.text, hash: fresh.hash };
+    const known = knownPlans.has(d.plan.plan.id as number);
+    yield { op: known ? "plan.update" : "plan.insert", plan: d.plan, rawJson: d.rawJson, hash: d.hash };
     if (known) counts.updated++;
     else counts.inserted++;
   }
+  const tally = step.value;
+  /** Every id met, at the position of its first element (-1: in rejected elements only). */
+  const seen = new Map(list.matched);
+  /** Known plans whose unchanged element came after a changed copy of the id: rejected. */
+  const overridden = new Set<number>();
+  for (const [id, position] of tally.seen) {
+    const later = list.matched.get(id);
+    if (position >= 0 && later !== undefined && later > position) {
+      overridden.add(id);
+      counts.rejected++;
+      yield rejection(id, twice(id, position, later, "the later copy (as stored)"), null);
+    }
+    if (position >= 0 || !seen.has(id)) seen.set(id, position);
+  }
+  let anonymous = tally.anonymous;
+  const { foreignCount, foreignCompany } = tally;
   for (const id of list.matched.keys()) {
     if (overridden.has(id)) continue;
     const revived = list.revivals.get(id);
@@ -215,7 +186,9 @@ function* planOps(
     if (cutOff.tail?.length) {
       // Only its start is kept: decoded from as many bytes as could make MAX_TAIL_CHARS units.
       const kept = truncate(cutOff.tail.subarray(0, 4 * MAX_TAIL_CHARS).toString("utf8"), MAX_TAIL_CHARS);
-      yield reject(
+      anonymous++;
+      counts.rejected++;
+      yield rejection(
         null,
         `the plan list broke off inside this element (${cutOff.tail.length} bytes received)`,
         kept,
@@ -239,10 +212,6 @@ function* planOps(
     counts.deleted++;
   }
   return { ok: true, listed: true, seen: true };
-}
-
-function twice(id: number, kept: number, other: number, rejected: string): string {
-  return `plan id ${id} appears twice in the response (elements ${kept + 1} and ${other + 1}); ${rejected} was rejected`;
 }
 
 /**

@@ -32,13 +32,25 @@ export class Spool {
   readonly #fd: number;
   #pending: Buffer[] = [];
   #pendingBytes = 0;
+  #pendingCount = 0;
   #count = 0;
   /** Where the next write goes (explicit: truncating does not move a file's position). */
   #writeAt = 0;
 
-  constructor() {
-    this.#dir = mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
-    this.#fd = openSync(join(this.#dir, "plans.ndjson"), "w+");
+  /** `onFlush`: told of each run of records written to the file (bytes from, to; how many). */
+  constructor(private readonly onFlush?: (from: number, to: number, count: number) => void) {
+    this.#dir = spoolDir();
+    this.#fd = openSync(this.path, "w+");
+  }
+
+  /** Its folder (removed with it). */
+  get dir(): string {
+    return this.#dir;
+  }
+
+  /** The file. */
+  get path(): string {
+    return join(this.#dir, "plans.ndjson");
   }
 
   get count(): number {
@@ -57,14 +69,16 @@ export class Spool {
     }
     this.#pending.push(line, LINE_END);
     this.#pendingBytes += line.length + 1;
+    this.#pendingCount++;
     this.#count++;
-    if (this.#pendingBytes >= FLUSH_BYTES) this.#flush();
+    if (this.#pendingBytes >= FLUSH_BYTES) this.flush();
   }
 
   /** Forget everything (the list is being fetched again). */
   reset(): void {
     this.#pending = [];
     this.#pendingBytes = 0;
+    this.#pendingCount = 0;
     this.#count = 0;
     this.#writeAt = 0;
     ftruncateSync(this.#fd, 0);
@@ -72,7 +86,7 @@ export class Spool {
 
   /** Every record's bytes, in order (synchronous reads: usable inside a transaction). */
   *records(): Generator<Buffer> {
-    this.#flush();
+    this.flush();
     let position = 0;
     let carry: Buffer = Buffer.alloc(0);
     for (;;) {
@@ -98,17 +112,44 @@ export class Spool {
     rmSync(this.#dir, { recursive: true, force: true });
   }
 
-  #flush(): void {
+  /** Writes what is pending to the file. */
+  flush(): void {
     if (!this.#pending.length) return;
     const buf = Buffer.concat(this.#pending, this.#pendingBytes);
+    const count = this.#pendingCount;
     this.#pending = [];
     this.#pendingBytes = 0;
+    this.#pendingCount = 0;
+    const from = this.#writeAt;
     for (let offset = 0; offset < buf.length; ) {
       const n = writeSync(this.#fd, buf, offset, buf.length - offset, this.#writeAt);
       offset += n;
       this.#writeAt += n;
     }
+    this.onFlush?.(from, this.#writeAt, count);
   }
+}
+
+/** A new folder for a spool file of this process (tas-spool-<pid>-XXXXXX). */
+function spoolDir(): string {
+  return mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
+}
+
+/** Every line of a run of a spool file's records (`from`, `to`: as `onFlush` told them). */
+export function readRun(fd: number, from: number, to: number): Buffer[] {
+  const data = Buffer.allocUnsafe(to - from);
+  for (let at = 0; at < data.length; ) {
+    const n = readSync(fd, data, at, data.length - at, from + at);
+    if (n === 0) throw new Error(`the spool file ends at ${from + at}, before ${to}`);
+    at += n;
+  }
+  const lines: Buffer[] = [];
+  let start = 0;
+  for (let end = data.indexOf(NEWLINE); end >= 0; end = data.indexOf(NEWLINE, start)) {
+    lines.push(data.subarray(start, end));
+    start = end + 1;
+  }
+  return lines;
 }
 
 /**

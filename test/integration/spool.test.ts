@@ -46,6 +46,15 @@ describe("Spool", () => {
   });
 });
 
+/** Every decided operation, then the tally. */
+function drain<T, R>(g: Generator<T, R>): { ops: T[]; tally: R } {
+  const ops: T[] = [];
+  for (let step = g.next(); ; step = g.next()) {
+    if (step.done) return { ops, tally: step.value };
+    ops.push(step.value);
+  }
+}
+
 describe("the plan list's spool", () => {
   const spools = () => readdirSync(tmpdir()).filter((n) => n.startsWith(`tas-spool-${process.pid}-`));
   const index = (rejected: string[]) => ({
@@ -54,20 +63,55 @@ describe("the plan list's spool", () => {
     rejected: new Set(rejected),
   });
 
-  it("keeps an element the newest sync rejected in memory, past the read-ahead budget", () => {
+  const opts = { companyId: 1, observer: null, readAheadBytes: 1024 };
+
+  it("keeps an element the newest sync rejected in memory, past the read-ahead budget", async () => {
     const big = Buffer.from(JSON.stringify({ id: 7, scenarios: 7, pad: "x".repeat(4096) }));
     const other = Buffer.from(JSON.stringify({ id: 8, pad: "y".repeat(4096) }));
     const before = spools().length;
-    const again = new PlanListReceiver(index([contentHash(big)]), 1024);
+    const again = new PlanListReceiver(index([contentHash(big)]), opts);
     again.add(big);
     expect(spools().length).toBe(before);
-    expect([...again.fresh()].map((f) => f.position)).toEqual([0]);
+    again.read();
+    expect(drain(again.decided()).ops.map((d) => d.op === "reject" && d.entityId)).toEqual([7]);
     again.dispose();
-    // Any other element past the budget goes to the spool.
-    const fresh = new PlanListReceiver(index([contentHash(big)]), 1024);
+    // Any other element past the budget goes to the spool, read by the worker thread (which
+    // writes its decisions into the spool's folder).
+    const fresh = new PlanListReceiver(index([contentHash(big)]), opts);
     fresh.add(other);
     expect(spools().length).toBe(before + 1);
+    fresh.read();
+    expect(drain(fresh.decided()).ops.map((d) => d.op === "reject" && d.entityId)).toEqual([8]);
     fresh.dispose();
     expect(spools().length).toBe(before);
+  });
+
+  it("hands the worker thread each element with its own position and hash, across the spool's flushes", async () => {
+    // 3,000 plans of company 1, the last 1,000 second copies of the first (rejected, saying where).
+    const elements = Array.from({ length: 3000 }, (_, i) =>
+      Buffer.from(JSON.stringify({ id: (i % 2000) + 1, company_id: 1, plan_name: "z".repeat(i % 900) })),
+    );
+    const list = new PlanListReceiver(index([]), opts);
+    try {
+      for (const e of elements) list.add(e);
+      list.read();
+      const decided = drain(list.decided());
+      const ops = decided.ops.map((d) =>
+        d.op === "reject" ? [d.entityId, d.reason] : [d.plan.plan.id, d.rawJson, d.hash],
+      );
+      expect(ops).toEqual(
+        elements.map((e, i) =>
+          i < 2000
+            ? [i + 1, e.toString(), contentHash(e)]
+            : [
+                i - 1999,
+                `plan id ${i - 1999} appears twice in the response (elements ${i - 1999} and ${i + 1}); this later copy was rejected`,
+              ],
+        ),
+      );
+      expect(decided.tally.seen.size).toBe(2000);
+    } finally {
+      list.dispose();
+    }
   });
 });

@@ -35,6 +35,8 @@ export interface SyncOptions {
   store?: Store;
   /** How the run observes the service's schema (default: observe, evolve). */
   schema?: SchemaSettings;
+  /** sync.readAheadMiB in bytes (0: every new or changed plan is read by the worker thread). */
+  readAheadBytes?: number;
 }
 
 /** `rows` and `scalar` run on the harness's store; `sqlOn` checks another one. */
@@ -111,6 +113,7 @@ export async function startHarness(
         logger,
         ...(at ? { now: () => new Date(at) } : {}),
         ...(o.schema ? { schema: o.schema } : {}),
+        ...(o.readAheadBytes === undefined ? {} : { readAheadBytes: o.readAheadBytes }),
       },
       { companyId, reportIds: o.reportIds ?? reportIdsOf(sim, companyId), trigger: "test" },
     );

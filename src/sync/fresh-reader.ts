@@ -1,0 +1,128 @@
+/**
+ * The main thread's side of the fresh reader: a worker thread (./fresh-worker.ts) that reads and
+ * decides the plan list's new or changed elements while the list downloads, so that none is
+ * read inside the snapshot's transaction and the download's core is not the one that parses.
+ * Started once the elements kept in memory pass the read-ahead budget (a large sync); a sync
+ * that finds a few changes reads them on the main thread instead, without a thread to start.
+ */
+import { existsSync, writeFileSync } from "node:fs";
+import { Worker } from "node:worker_threads";
+import type { ToWorker, WorkerData } from "./fresh-messages.js";
+import type { RunObserver } from "./observing.js";
+import { decidedPath, type OpProgress, opProgress } from "./op-spool.js";
+
+/**
+ * The worker's module: beside this one, built or bundled (dist/cli/); from the TypeScript source
+ * (tests run it), loaded through tsx, a development dependency.
+ */
+function workerEntry(): URL | string {
+  const here = import.meta.url;
+  if (here.endsWith(".ts"))
+    return `import("tsx/esm/api").then((tsx) => tsx.tsImport(${JSON.stringify(new URL("./fresh-worker.ts", here).href)}, ${JSON.stringify(here)}))`;
+  for (const path of ["./fresh-worker.js", "../fresh-worker.js"]) {
+    const url = new URL(path, here);
+    if (existsSync(url)) return url;
+  }
+  throw new Error(`the plan reader's worker module is missing beside ${here} (run npm run build)`);
+}
+
+export class FreshReader {
+  readonly #worker: Worker;
+  /** Where the worker writes its decisions, and how far it has. */
+  readonly decided: { path: string; progress: OpProgress };
+  #ids: number[] = [];
+  #positions: number[] = [];
+
+  /** `spool`: the list's spool file, and its folder, where the worker writes its decisions too. */
+  constructor(companyId: number, observer: RunObserver | null, spool: { path: string; dir: string }) {
+    const entry = workerEntry();
+    const progress = opProgress();
+    this.decided = { path: decidedPath(spool.dir), progress };
+    // Made here: its reader may open it before the thread has started.
+    writeFileSync(this.decided.path, "");
+    const workerData: WorkerData = {
+      companyId,
+      observer: observer?.handOver() ?? null,
+      dir: spool.dir,
+      spoolPath: spool.path,
+      progress,
+    };
+    this.#worker = new Worker(entry, { workerData, eval: typeof entry === "string" });
+    // A thread that dies (out of memory) writes no end frame: its reader must not wait for one.
+    const gone = () => {
+      Atomics.store(progress, 1, 1n);
+      Atomics.notify(progress, 0);
+    };
+    this.#worker.on("error", gone);
+    this.#worker.on("exit", gone);
+  }
+
+  /** A known plan received unchanged, at this position: told to the worker with its next message. */
+  matched(id: number, position: number): void {
+    this.#ids.push(id);
+    this.#positions.push(position);
+  }
+
+  /** Elements held in memory. */
+  inline(elements: readonly { position: number; hash: string; bytes: Buffer }[]): void {
+    if (!elements.length) return;
+    const data = Buffer.concat(elements.map((e) => e.bytes));
+    const ends = new Uint32Array(elements.length);
+    let end = 0;
+    elements.forEach((e, k) => {
+      end += e.bytes.length;
+      ends[k] = end;
+    });
+    // A buffer of its own (concat may hand out a slice of Node's pool): transferred, not copied.
+    const own = new Uint8Array(data.length);
+    own.set(data);
+    this.#post(
+      {
+        type: "inline",
+        data: own.buffer,
+        ends,
+        positions: Float64Array.from(elements, (e) => e.position),
+        hashes: elements.map((e) => e.hash),
+        ...this.#matched(),
+      },
+      [own.buffer, ends.buffer],
+    );
+  }
+
+  /** A run of the spool file's lines (`from`, `to`: bytes), one per element. */
+  spooled(from: number, to: number, positions: readonly number[], hashes: readonly string[]): void {
+    this.#post({
+      type: "spooled",
+      from,
+      to,
+      positions: Float64Array.from(positions),
+      hashes: [...hashes],
+      ...this.#matched(),
+    });
+  }
+
+  /** Every element was told: the worker ends its decisions' file once it has read them all. */
+  finish(): void {
+    this.#post({ type: "end", ...this.#matched() });
+  }
+
+  /** Stops the worker (its file goes with the spool's folder). */
+  dispose(): void {
+    void this.#worker.terminate();
+  }
+
+  #matched(): { matchedIds: Float64Array; matchedPositions: Float64Array } {
+    const m = {
+      matchedIds: Float64Array.from(this.#ids),
+      matchedPositions: Float64Array.from(this.#positions),
+    };
+    this.#ids = [];
+    this.#positions = [];
+    return m;
+  }
+
+  #post(m: ToWorker, transfer: ArrayBuffer[] = []): void {
+    transfer.push(m.matchedIds.buffer as ArrayBuffer, m.matchedPositions.buffer as ArrayBuffer);
+    this.#worker.postMessage(m, transfer);
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * A plan's rows (PlanRowSet) as compact JSON for the decided operations' file (./op-spool.ts):
+ * each row an array of its values, in the order of its shape (its keys, said once per file).
+ * Decoding that is about half the bytes and work of decoding objects keyed by name, and the
+ * decoding is what the snapshot's transaction pays for each plan the worker thread read.
+ *
+ *   [hash, plan row, [day rows], [resolution rows], ..., [plan mobile app rows]]
+ *   a row: [shape id, value, value, ...]
+ */
+import type { PlanRowSet } from "../tables/index.js";
+
+/** The lists of a PlanRowSet, in the encoded order (the compiler checks every one is here). */
+const LISTS = [
+  "days",
+  "resolutions",
+  "environments",
+  "scenarios",
+  "alerts",
+  "fetchAppFiles",
+  "mobileApps",
+  "planMobileApps",
+] as const satisfies readonly Exclude<keyof PlanRowSet, "plan">[];
+type _Every = Exclude<keyof PlanRowSet, "plan" | (typeof LISTS)[number]> extends never ? true : never;
+const _every: _Every = true;
+void _every;
+
+type Row = Record<string, unknown>;
+
+/** Shapes met by an encoder: a new one is handed to `onShape` (to be written before its rows). */
+export class RowsEncoder {
+  readonly #shapes: string[][] = [];
+  /** The last shape of each position in the row set (rows of one list share theirs). */
+  readonly #last: number[] = [];
+
+  constructor(private readonly onShape: (id: number, keys: string[]) => void) {}
+
+  /** The JSON of a plan's rows and its content hash. */
+  encode(rows: PlanRowSet, hash: string): string {
+    const out: unknown[] = [hash, this.#row(rows.plan as Row, 0)];
+    LISTS.forEach((list, i) => {
+      out.push((rows[list] as Row[]).map((r) => this.#row(r, i + 1)));
+    });
+    return JSON.stringify(out);
+  }
+
+  #row(row: Row, slot: number): unknown[] {
+    const keys = Object.keys(row);
+    const id = this.#shapeOf(keys, slot);
+    const values: unknown[] = [id];
+    for (const k of keys) values.push(row[k] ?? null);
+    return values;
+  }
+
+  #shapeOf(keys: string[], slot: number): number {
+    const last = this.#last[slot];
+    if (last !== undefined && sameKeys(this.#shapes[last] as string[], keys)) return last;
+    let id = this.#shapes.findIndex((s) => sameKeys(s, keys));
+    if (id < 0) {
+      id = this.#shapes.push(keys) - 1;
+      this.onShape(id, keys);
+    }
+    this.#last[slot] = id;
+    return id;
+  }
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Rows back as objects: one compiled maker per shape (keys are our own column names). */
+export class RowsDecoder {
+  readonly #makers: ((values: unknown[]) => Row)[] = [];
+
+  shape(id: number, keys: readonly string[]): void {
+    this.#makers[id] = maker(keys);
+  }
+
+  /** A plan's rows and its content hash, from `RowsEncoder.encode`'s JSON, parsed. */
+  decode(encoded: unknown[]): { rows: PlanRowSet; hash: string } {
+    const rows = { plan: this.#row(encoded[1] as unknown[]) } as Record<string, unknown>;
+    LISTS.forEach((list, i) => {
+      rows[list] = (encoded[i + 2] as unknown[][]).map((r) => this.#row(r));
+    });
+    return { rows: rows as unknown as PlanRowSet, hash: encoded[0] as string };
+  }
+
+  #row(values: unknown[]): Row {
+    const make = this.#makers[values[0] as number];
+    if (!make)
+      throw new Error(`the decided operations' file uses row shape ${String(values[0])} before saying it`);
+    return make(values);
+  }
+}
+
+const PLAIN_KEY = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function maker(keys: readonly string[]): (values: unknown[]) => Row {
+  if (keys.every((k) => PLAIN_KEY.test(k) && k !== "__proto__"))
+    // An object literal of fixed keys: one hidden class for every row of the shape.
+    return new Function("v", `return { ${keys.map((k, i) => `${k}: v[${i + 1}]`).join(", ")} };`) as (
+      values: unknown[],
+    ) => Row;
+  return (values) => {
+    const row: Row = {};
+    keys.forEach((k, i) => {
+      Object.defineProperty(row, k, {
+        value: values[i + 1],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    });
+    return row;
+  };
+}

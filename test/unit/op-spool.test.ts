@@ -1,0 +1,135 @@
+import { mkdtempSync, rmSync, statSync, truncateSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Worker } from "node:worker_threads";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Decided } from "../../src/sync/fresh-decisions.js";
+import { OpSpoolWriter, opProgress, readOps } from "../../src/sync/op-spool.js";
+import type { PlanRowSet } from "../../src/tables/index.js";
+
+const plan = (id: number, name: string) =>
+  ({
+    plan: { id, companyId: 1, planName: name, enabled: true, period: null, weird: { nested: [1, "x"] } },
+    days: id % 2 ? [{ planId: id, dayNumber: 2 }] : [],
+    resolutions: [],
+    environments: [],
+    scenarios: [
+      { planId: id, scenarioId: 3, position: 0 },
+      // Another shape in the same list.
+      { planId: id, scenarioId: 4, position: 1, extra: "é" },
+    ],
+    alerts: [],
+    fetchAppFiles: [],
+    mobileApps: [{ id: 9, name: null }],
+    planMobileApps: [],
+  }) as unknown as PlanRowSet;
+
+const big = `{"id":3,"pad":"${'\\"'.repeat(700_000)}"}`;
+
+const OPS: Decided[] = [
+  {
+    op: "plan.write",
+    plan: plan(1, "Çalışma テスト 🚀"),
+    rawJson: '{"id":1,"plan_name":"Çalışma テスト 🚀"}',
+    hash: "a".repeat(64),
+  },
+  {
+    op: "reject",
+    entity: "plan",
+    entityId: null,
+    reason: "not an object",
+    rawJson: null,
+    hash: "b".repeat(64),
+  },
+  { op: "reject", entity: "plan", entityId: 2, reason: "x", rawJson: "", hash: "c".repeat(64) },
+  // Larger than a read: it spans chunks.
+  { op: "plan.write", plan: plan(3, "big"), rawJson: big, hash: "d".repeat(64) },
+  ...Array.from(
+    { length: 3000 },
+    (_, i): Decided => ({
+      op: "plan.write",
+      plan: plan(10 + i, `plan ${i}`),
+      rawJson: JSON.stringify({ id: 10 + i, pad: "é".repeat(i % 500) }),
+      hash: String(i).padStart(64, "0"),
+    }),
+  ),
+];
+
+/** Every operation, then the end frame's value. */
+function drain<E>(ops: Generator<Decided, E>): { ops: Decided[]; end: E } {
+  const out: Decided[] = [];
+  for (let step = ops.next(); ; step = ops.next()) {
+    if (step.done) return { ops: out, end: step.value };
+    out.push(step.value);
+  }
+}
+
+describe("the decided operations' file", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "tas-op-spool-test-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("gives back every operation as written, texts byte for byte, across the reads' chunks, and its end", () => {
+    const w = new OpSpoolWriter(dir);
+    for (const op of OPS) w.append(op);
+    w.end({ tally: [1, 2] });
+    expect(w.count).toBe(OPS.length);
+    expect(drain(readOps(w.path))).toEqual({ ops: OPS, end: { tally: [1, 2] } });
+  });
+
+  it("is read while another thread writes it, the reader waiting for each flush", async () => {
+    const progress = opProgress();
+    // The writer: a thread that writes the operations slowly (a pause every 500).
+    const source = `
+      const { workerData: w } = require("node:worker_threads");
+      const { writeSync, openSync, closeSync } = require("node:fs");
+      const { OPS, path, progress } = w;
+      const fd = openSync(path, "w");
+      let at = 0;
+      const put = (buf) => { writeSync(fd, buf, 0, buf.length, at); at += buf.length; Atomics.store(progress, 0, BigInt(at)); Atomics.notify(progress, 0); };
+      const frame = (json, text, kind) => {
+        const j = Buffer.from(json); const t = text === null ? null : Buffer.from(text);
+        const head = Buffer.alloc(8); head.writeUInt32LE(j.length, 0); head.writeInt32LE(t === null ? kind : t.length, 4);
+        return Buffer.concat(t ? [head, j, t] : [head, j]);
+      };
+      OPS.forEach((op, i) => {
+        const { rawJson, ...rest } = op;
+        put(frame(JSON.stringify(rest), rawJson, -1));
+        if (i % 500 === 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+      });
+      put(frame(JSON.stringify("done"), null, -2));
+      closeSync(fd);
+      Atomics.store(progress, 1, 1n); Atomics.notify(progress, 0);
+    `;
+    const path = join(dir, "decided.bin");
+    // The file exists before the thread starts (the reader opens it first).
+    new OpSpoolWriter(dir).end(null);
+    truncateSync(path, 0);
+    const writer = new Worker(source, { eval: true, workerData: { OPS, path, progress } });
+    try {
+      expect(drain(readOps(path, progress))).toEqual({ ops: OPS, end: "done" });
+    } finally {
+      await writer.terminate();
+    }
+  });
+
+  it("refuses a file that ends inside an operation, or before its end", () => {
+    const w = new OpSpoolWriter(dir);
+    w.append({
+      op: "reject",
+      entity: "plan",
+      entityId: 1,
+      reason: "r",
+      rawJson: "text",
+      hash: "e".repeat(64),
+    });
+    w.end(null);
+    const size = statSync(w.path).size;
+    truncateSync(w.path, size - 2);
+    expect(() => drain(readOps(w.path))).toThrow(/ends inside an operation/);
+    truncateSync(w.path, size - 12);
+    expect(() => drain(readOps(w.path))).toThrow(/ends before its end frame/);
+  });
+});
