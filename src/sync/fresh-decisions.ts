@@ -58,10 +58,13 @@ export class FreshDecisions implements DecisionTally {
     private readonly matched: (id: number) => number | undefined,
   ) {}
 
-  /** The first element with this id before `position`, if any (-1: a rejected one). */
+  /**
+   * The position of the first element kept with this id before `position`, if any. A rejected
+   * element does not claim its id: a later valid copy is kept (the first valid copy wins).
+   */
   #first(id: number, position: number): number | undefined {
     const own = this.seen.get(id);
-    if (own !== undefined) return own;
+    if (own !== undefined && own >= 0) return own;
     const m = this.matched(id);
     return m !== undefined && m < position ? m : undefined;
   }
@@ -100,7 +103,7 @@ export class FreshDecisions implements DecisionTally {
 
   #reject(id: number | null, position: number, reason: string, text: string): Reject {
     if (id === null) this.anonymous++;
-    else if (this.#first(id, position) === undefined) this.seen.set(id, -1);
+    else if (!this.seen.has(id) && this.#first(id, position) === undefined) this.seen.set(id, -1);
     return rejection(id, reason, text);
   }
 }

@@ -8,8 +8,13 @@ export interface WorkerData {
   observer: ObserverHandOver | null;
   /** Where the worker writes its decisions (a spool folder of this process). */
   dir: string;
-  /** The plan list's spool file. */
-  spoolPath: string;
+  /**
+   * The plan list's spool file, open for reading, and the decisions' file, open for writing:
+   * opened by the main thread, and closed by it once the thread has stopped (a deleted spool
+   * file held open keeps its space).
+   */
+  spoolFd: number;
+  decidedFd: number;
   /** How far the decisions' file is written (shared with its reader). */
   progress: OpProgress;
 }

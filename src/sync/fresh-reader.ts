@@ -5,7 +5,7 @@
  * Started once the elements kept in memory pass the read-ahead budget (a large sync); a sync
  * that finds a few changes reads them on the main thread instead, without a thread to start.
  */
-import { existsSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, openSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import type { ToWorker, WorkerData } from "./fresh-messages.js";
 import type { RunObserver } from "./observing.js";
@@ -30,6 +30,7 @@ export class FreshReader {
   readonly #worker: Worker;
   /** Where the worker writes its decisions, and how far it has. */
   readonly decided: { path: string; progress: OpProgress };
+  #fds: number[];
   #ids: number[] = [];
   #positions: number[] = [];
 
@@ -38,16 +39,30 @@ export class FreshReader {
     const entry = workerEntry();
     const progress = opProgress();
     this.decided = { path: decidedPath(spool.dir), progress };
-    // Made here: its reader may open it before the thread has started.
-    writeFileSync(this.decided.path, "");
+    // Opened here (made before its reader opens it, closed once the thread has stopped).
+    const spoolFd = openSync(spool.path, "r");
+    let decidedFd: number;
+    try {
+      decidedFd = openSync(this.decided.path, "w");
+    } catch (err) {
+      closeSync(spoolFd);
+      throw err;
+    }
+    this.#fds = [spoolFd, decidedFd];
     const workerData: WorkerData = {
       companyId,
       observer: observer?.handOver() ?? null,
       dir: spool.dir,
-      spoolPath: spool.path,
+      spoolFd,
+      decidedFd,
       progress,
     };
-    this.#worker = new Worker(entry, { workerData, eval: typeof entry === "string" });
+    try {
+      this.#worker = new Worker(entry, { workerData, eval: typeof entry === "string" });
+    } catch (err) {
+      for (const fd of this.#fds) closeSync(fd);
+      throw err;
+    }
     // A thread that dies (out of memory) writes no end frame: its reader must not wait for one.
     const gone = () => {
       Atomics.store(progress, 1, 1n);
@@ -106,9 +121,13 @@ export class FreshReader {
     this.#post({ type: "end", ...this.#matched() });
   }
 
-  /** Stops the worker (its file goes with the spool's folder). */
+  /** Stops the worker, then closes its files (they go with the spool's folder). */
   dispose(): void {
-    void this.#worker.terminate();
+    const fds = this.#fds;
+    this.#fds = [];
+    void this.#worker.terminate().finally(() => {
+      for (const fd of fds) closeSync(fd);
+    });
   }
 
   #matched(): { matchedIds: Float64Array; matchedPositions: Float64Array } {

@@ -6,28 +6,28 @@
  * matched since the last one, then elements, held in memory (`inline`) or in the spool file
  * (`spooled`: a run of its lines); `end` when the list is in.
  */
-import { openSync } from "node:fs";
 import { parentPort, workerData } from "node:worker_threads";
 import { readPlan } from "../normalize/read.js";
 import { FreshDecisions } from "./fresh-decisions.js";
 import type { DecidedEnd, ToWorker, WorkerData } from "./fresh-messages.js";
 import { RunObserver } from "./observing.js";
-import { OpSpoolWriter } from "./op-spool.js";
+import { beat, OpSpoolWriter } from "./op-spool.js";
 import { readRun } from "./spool.js";
 
 const data = workerData as WorkerData;
 const port = parentPort as NonNullable<typeof parentPort>;
-const out = new OpSpoolWriter(data.dir, data.progress);
+const out = new OpSpoolWriter(data.dir, data.progress, data.decidedFd);
 let failed = false;
 
 try {
   const observer = data.observer ? RunObserver.carryOn(data.observer) : null;
   const matched = new Map<number, number>();
   const decisions = new FreshDecisions(data.companyId, observer, (id) => matched.get(id));
-  const spoolFd = openSync(data.spoolPath, "r");
+  const { spoolFd } = data;
 
   const decide = (elements: readonly Buffer[], positions: Float64Array, hashes: readonly string[]) => {
     elements.forEach((bytes, k) => {
+      beat(data.progress);
       const read = readPlan(bytes);
       const d = decisions.decide({ position: positions[k] as number, hash: hashes[k] as string, read });
       if (d) out.append(d);

@@ -24,22 +24,35 @@ const HEAD = 8;
 const NO_TEXT = -1;
 const END = -2;
 const SHAPE = -3;
-/** The reader gives up on a writer that wrote nothing for this long (a thread gone). */
-const STALL_MS = 120_000;
+/**
+ * The reader gives up on a writer whose heartbeat stood still this long: a thread gone (out of
+ * memory) cannot say so while a SQLite transaction holds the event loop that would hear it.
+ */
+const STALL_MS = 20_000;
 
-/** Bytes written ([0]) and whether the end frame is in ([1]), shared between the two threads. */
+/**
+ * Shared between the two threads: bytes written ([0]), 1 once the end frame is in ([1]), and
+ * a heartbeat ([2]) the writer moves with each record it reads.
+ */
 export type OpProgress = BigInt64Array;
+
+/** The writer is alive and reading: the heartbeat the reader watches. */
+export function beat(progress: OpProgress): void {
+  Atomics.add(progress, 2, 1n);
+}
 
 /** The decisions' file in a spool folder. */
 export const decidedPath = (dir: string): string => join(dir, "decided.bin");
 
 export function opProgress(): OpProgress {
-  return new BigInt64Array(new SharedArrayBuffer(16));
+  return new BigInt64Array(new SharedArrayBuffer(24));
 }
 
 export class OpSpoolWriter {
   readonly path: string;
   readonly #fd: number;
+  /** The file was opened by whoever made this writer (it closes it), or here (closed at the end). */
+  readonly #ownFd: boolean;
   readonly #progress: OpProgress | null;
   readonly #rows = new RowsEncoder((id, keys) => this.#frame(JSON.stringify([id, keys]), null, SHAPE));
   #pending: Buffer[] = [];
@@ -47,9 +60,11 @@ export class OpSpoolWriter {
   #writeAt = 0;
   count = 0;
 
-  constructor(dir: string, progress: OpProgress | null = null) {
+  /** `fd`: the file at `decidedPath(dir)`, opened for writing by the caller, who closes it. */
+  constructor(dir: string, progress: OpProgress | null = null, fd?: number) {
     this.path = decidedPath(dir);
-    this.#fd = openSync(this.path, "w");
+    this.#ownFd = fd === undefined;
+    this.#fd = fd ?? openSync(this.path, "w");
     this.#progress = progress;
   }
 
@@ -65,9 +80,9 @@ export class OpSpoolWriter {
 
   /** The end frame (`end`: any JSON value), written with all that is pending; then closes. */
   end(end: unknown): void {
-    this.#frame(JSON.stringify(end), null, END);
+    this.#frame(JSON.stringify(end, keepNumbers), null, END);
     this.#flush();
-    closeSync(this.#fd);
+    if (this.#ownFd) closeSync(this.#fd);
     if (this.#progress) {
       Atomics.store(this.#progress, 1, 1n);
       Atomics.notify(this.#progress, 0);
@@ -107,63 +122,104 @@ export class OpSpoolWriter {
  * usable in a transaction); returns the end frame's value. Without `progress`, the file is
  * complete already.
  */
-export function* readOps<E>(path: string, progress: OpProgress | null = null): Generator<Decided, E> {
+export function* readOps<E>(
+  path: string,
+  progress: OpProgress | null = null,
+  stallMs = STALL_MS,
+): Generator<Decided, E> {
+  const rows = new RowsDecoder();
+  /** Bytes of the file read so far, and those of them not consumed yet (from `at`). */
+  let position = 0;
+  let data: Buffer = Buffer.alloc(0);
+  let at = 0;
+  /** Bytes of the file that may be read: all of it, or what the writer says it wrote. */
+  const readable = (): number => {
+    if (!progress) return Number.POSITIVE_INFINITY;
+    let written = Atomics.load(progress, 0);
+    let heartbeat = Atomics.load(progress, 2);
+    let since = Date.now();
+    while (BigInt(position) >= written && Atomics.load(progress, 1) === 0n) {
+      // Woken by the writer's next flush; its heartbeat checked every second meanwhile.
+      Atomics.wait(progress, 0, written, Math.min(1000, stallMs));
+      written = Atomics.load(progress, 0);
+      const now = Atomics.load(progress, 2);
+      if (now !== heartbeat) since = Date.now();
+      else if (Date.now() - since > stallMs)
+        throw new Error(`the plan reader's worker thread stopped reading ${stallMs / 1000} s ago (${path})`);
+      heartbeat = now;
+    }
+    return Number(Atomics.load(progress, 0));
+  };
+  /** At least `n` bytes from `at` in `data`, reading on (waiting for the writer); false at the end. */
+  const have = (n: number): boolean => {
+    while (data.length - at < n) {
+      const rest = data.subarray(at);
+      const chunk = Buffer.allocUnsafe(Math.max(FLUSH_BYTES, n - rest.length));
+      const limit = Math.min(chunk.length, readable() - position);
+      const got = limit > 0 ? readAt(path, chunk, limit, position) : 0;
+      if (got === 0) return false;
+      position += got;
+      data = rest.length ? Buffer.concat([rest, chunk.subarray(0, got)]) : chunk.subarray(0, got);
+      at = 0;
+    }
+    return true;
+  };
+  for (;;) {
+    if (!have(HEAD)) throw new Error(`the decided operations' file ends before its end frame (${path})`);
+    const jsonLength = data.readUInt32LE(at);
+    const textLength = data.readInt32LE(at + 4);
+    const frame = HEAD + jsonLength + Math.max(0, textLength);
+    if (!have(frame)) throw new Error(`the decided operations' file ends inside an operation (${path})`);
+    const start = at + HEAD;
+    const source = data.toString("utf8", start, start + jsonLength);
+    at += frame;
+    if (textLength === END) return JSON.parse(source, numbersKept) as E;
+    const json = JSON.parse(source);
+    if (textLength === SHAPE) {
+      rows.shape(json[0], json[1]);
+      continue;
+    }
+    const text = textLength < 0 ? null : data.toString("utf8", start + jsonLength, start + frame - HEAD);
+    if (Array.isArray(json)) {
+      const { rows: plan, hash } = rows.decode(json);
+      yield { op: "plan.write", plan, rawJson: text as string, hash };
+    } else yield { ...json, rawJson: text } as Decided;
+  }
+}
+
+/**
+ * The end frame carries the observer's state, whose minima and maxima may be numbers JSON has
+ * no text for (a value of 1e400 parses to Infinity; -0): tagged on the way, back on reading.
+ */
+const NUMBER_TAG = "\u0000number";
+
+function keepNumbers(_key: string, v: unknown): unknown {
+  return typeof v === "number" && (!Number.isFinite(v) || Object.is(v, -0))
+    ? { [NUMBER_TAG]: Object.is(v, -0) ? "-0" : String(v) }
+    : v;
+}
+
+function numbersKept(_key: string, v: unknown): unknown {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return v;
+  const keys = Object.keys(v);
+  return keys.length === 1 && keys[0] === NUMBER_TAG ? Number((v as Record<string, string>)[NUMBER_TAG]) : v;
+}
+
+/**
+ * Up to `limit` bytes of the file at `position`. Opened for each read (a megabyte or more):
+ * the generator holds no descriptor between its operations, since a consumer that stops early
+ * (an abandoned transaction) never resumes it to run a `finally`.
+ */
+function readAt(path: string, into: Buffer, limit: number, position: number): number {
   const fd = openSync(path, "r");
   try {
-    const rows = new RowsDecoder();
-    /** Bytes of the file read so far, and those of them not consumed yet (from `at`). */
-    let position = 0;
-    let data: Buffer = Buffer.alloc(0);
-    let at = 0;
-    /** Bytes of the file that may be read: all of it, or what the writer says it wrote. */
-    const readable = (): number => {
-      if (!progress) return Number.POSITIVE_INFINITY;
-      let written = Atomics.load(progress, 0);
-      let since = Date.now();
-      while (BigInt(position) >= written && Atomics.load(progress, 1) === 0n) {
-        // Woken by the writer's next flush; checked again every second.
-        if (Atomics.wait(progress, 0, written, 1000) === "timed-out" && Date.now() - since > STALL_MS)
-          throw new Error(`the plan reader's worker thread wrote nothing for ${STALL_MS / 1000} s (${path})`);
-        const now = Atomics.load(progress, 0);
-        if (now !== written) since = Date.now();
-        written = now;
-      }
-      return Number(Atomics.load(progress, 0));
-    };
-    /** At least `n` bytes from `at` in `data`, reading on (waiting for the writer); false at the end. */
-    const have = (n: number): boolean => {
-      while (data.length - at < n) {
-        const rest = data.subarray(at);
-        const chunk = Buffer.allocUnsafe(Math.max(FLUSH_BYTES, n - rest.length));
-        const limit = Math.min(chunk.length, readable() - position);
-        const got = limit > 0 ? readSync(fd, chunk, 0, limit, position) : 0;
-        if (got === 0) return false;
-        position += got;
-        data = rest.length ? Buffer.concat([rest, chunk.subarray(0, got)]) : chunk.subarray(0, got);
-        at = 0;
-      }
-      return true;
-    };
-    for (;;) {
-      if (!have(HEAD)) throw new Error(`the decided operations' file ends before its end frame (${path})`);
-      const jsonLength = data.readUInt32LE(at);
-      const textLength = data.readInt32LE(at + 4);
-      const frame = HEAD + jsonLength + Math.max(0, textLength);
-      if (!have(frame)) throw new Error(`the decided operations' file ends inside an operation (${path})`);
-      const start = at + HEAD;
-      const json = JSON.parse(data.toString("utf8", start, start + jsonLength));
-      at += frame;
-      if (textLength === END) return json as E;
-      if (textLength === SHAPE) {
-        rows.shape(json[0], json[1]);
-        continue;
-      }
-      const text = textLength < 0 ? null : data.toString("utf8", start + jsonLength, start + frame - HEAD);
-      if (Array.isArray(json)) {
-        const { rows: plan, hash } = rows.decode(json);
-        yield { op: "plan.write", plan, rawJson: text as string, hash };
-      } else yield { ...json, rawJson: text } as Decided;
+    let got = 0;
+    while (got < limit) {
+      const n = readSync(fd, into, got, limit - got, position + got);
+      if (n === 0) break;
+      got += n;
     }
+    return got;
   } finally {
     closeSync(fd);
   }

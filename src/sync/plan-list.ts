@@ -88,9 +88,9 @@ export class PlanListReceiver {
       return;
     }
     this.freshCount++;
+    const again = this.#plans.rejected.has(h) && this.#rejectedBytes + bytes.length <= REJECTED_AGAIN_BYTES;
+    if (again) this.#rejectedBytes += bytes.length;
     if (!this.#spool) {
-      const again = this.#plans.rejected.has(h) && this.#rejectedBytes + bytes.length <= REJECTED_AGAIN_BYTES;
-      if (again) this.#rejectedBytes += bytes.length;
       if (again || this.#aheadBytes + bytes.length <= this.#readAhead) {
         if (!again) this.#aheadBytes += bytes.length;
         // A copy: the slice would keep the network chunk it points into.
@@ -98,6 +98,12 @@ export class PlanListReceiver {
         return;
       }
       this.#startReader();
+    }
+    if (again) {
+      // Not through the spool file either: handed over as it is, after what the file holds.
+      this.#spool?.flush();
+      this.#reader?.inline([{ position, hash: h, bytes }]);
+      return;
     }
     // Before the append, which may flush (and tell the reader of) the element.
     this.#unflushed.positions.push(position);

@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { planIndexOf } from "../../src/store/plan-index.js";
@@ -110,6 +110,38 @@ describe("the plan list's spool", () => {
         ),
       );
       expect(decided.tally.seen.size).toBe(2000);
+    } finally {
+      list.dispose();
+    }
+    // Its files' descriptors are closed once the thread has stopped: a deleted spool file held
+    // open would keep its space (in a daemon, one list's worth per large sync).
+    const held = () =>
+      readdirSync("/proc/self/fd").filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).includes(`tas-spool-${process.pid}-`);
+        } catch {
+          return false;
+        }
+      });
+    for (let i = 0; i < 200 && held().length; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(held()).toEqual([]);
+  });
+
+  it("hands the worker an element the newest sync rejected as it came, not through the spool file", () => {
+    // Raw line breaks: the spool file would make them spaces (another text, another hash).
+    const bad = Buffer.from('{"id": 4,\n "company_id": 1,\n "enabled": "yes"}');
+    const list = new PlanListReceiver(index([contentHash(bad)]), opts);
+    try {
+      list.add(Buffer.from(JSON.stringify({ id: 1, company_id: 1, plan_name: "x".repeat(2048) })));
+      list.add(bad);
+      list.add(Buffer.from(JSON.stringify({ id: 2, company_id: 1 })));
+      list.read();
+      const { ops } = drain(list.decided());
+      expect(ops.map((d) => d.rawJson)).toEqual([
+        JSON.stringify({ id: 1, company_id: 1, plan_name: "x".repeat(2048) }),
+        bad.toString(),
+        JSON.stringify({ id: 2, company_id: 1 }),
+      ]);
     } finally {
       list.dispose();
     }

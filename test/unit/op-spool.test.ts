@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Decided } from "../../src/sync/fresh-decisions.js";
-import { OpSpoolWriter, opProgress, readOps } from "../../src/sync/op-spool.js";
+import { beat, OpSpoolWriter, opProgress, readOps } from "../../src/sync/op-spool.js";
 import type { PlanRowSet } from "../../src/tables/index.js";
 
 const plan = (id: number, name: string) =>
@@ -131,5 +131,52 @@ describe("the decided operations' file", () => {
     expect(() => drain(readOps(w.path))).toThrow(/ends inside an operation/);
     truncateSync(w.path, size - 12);
     expect(() => drain(readOps(w.path))).toThrow(/ends before its end frame/);
+  });
+
+  it("keeps the numbers JSON has no text for in the end frame (an observation's extremes)", () => {
+    const w = new OpSpoolWriter(dir);
+    w.end({
+      min: -0,
+      max: Number.POSITIVE_INFINITY,
+      low: Number.NEGATIVE_INFINITY,
+      odd: { $number: 1 },
+      n: 2.5,
+    });
+    const { end } = drain(readOps<Record<string, unknown>>(w.path));
+    expect(Object.is(end.min, -0)).toBe(true);
+    expect(end).toEqual({
+      min: -0,
+      max: Number.POSITIVE_INFINITY,
+      low: Number.NEGATIVE_INFINITY,
+      odd: { $number: 1 },
+      n: 2.5,
+    });
+  });
+
+  it("gives up on a writer whose heartbeat stands still, and waits on one that beats", async () => {
+    const progress = opProgress();
+    const w = new OpSpoolWriter(dir);
+    const path = w.path;
+    // Nothing written, no heartbeat: the reader stops waiting.
+    expect(() => drain(readOps(path, progress, 300))).toThrow(/stopped reading 0.3 s ago/);
+    // A writer that beats for about three seconds (reading a long record), writing nothing, then
+    // ends the file: the reader, which gives up after 2 s without a beat, waits for it.
+    const writer = new Worker(
+      `const { workerData: { progress, path } } = require("node:worker_threads");
+       const { writeFileSync } = require("node:fs");
+       for (let i = 0; i < 60; i++) { Atomics.add(progress, 2, 1n); Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50); }
+       const json = Buffer.from(JSON.stringify("done"));
+       const head = Buffer.alloc(8); head.writeUInt32LE(json.length, 0); head.writeInt32LE(-2, 4);
+       writeFileSync(path, Buffer.concat([head, json]));
+       Atomics.store(progress, 0, BigInt(8 + json.length)); Atomics.store(progress, 1, 1n); Atomics.notify(progress, 0);`,
+      { eval: true, workerData: { progress, path } },
+    );
+    try {
+      beat(progress);
+      expect(drain(readOps(path, progress, 2000)).end).toBe("done");
+      expect(Atomics.load(progress, 2)).toBe(61n);
+    } finally {
+      await writer.terminate();
+    }
   });
 });
