@@ -6,7 +6,7 @@
  */
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execPath } from "node:process";
@@ -98,14 +98,19 @@ describe("two processes applying the same company", () => {
 
   /** The first applies until its first op, the second asks and waits for the lock, then the first goes on. */
   async function oneBehindTheOther(first: [string, string], second: [string, string]) {
-    const gate = join(mkdtempSync(join(tmpdir(), "tas-gate-")), "open");
-    const a = applier(url, first[0], first[1], 40, 5, gate);
-    await until(() => a.events.some((e) => e.event === "op"));
-    const b = applier(url, second[0], second[1]);
-    await until(async () => b.events.some((e) => e.event === "apply") && (await waitingForLock()));
-    writeFileSync(gate, "");
-    expect(await Promise.all([a.done, b.done]), a.stderr() + b.stderr()).toEqual([0, 0]);
-    return [a, b] as const;
+    const dir = mkdtempSync(join(tmpdir(), "tas-gate-"));
+    const gate = join(dir, "open");
+    try {
+      const a = applier(url, first[0], first[1], 40, 5, gate);
+      await until(() => a.events.some((e) => e.event === "op"));
+      const b = applier(url, second[0], second[1]);
+      await until(async () => b.events.some((e) => e.event === "apply") && (await waitingForLock()));
+      writeFileSync(gate, "");
+      expect(await Promise.all([a.done, b.done]), a.stderr() + b.stderr()).toEqual([0, 0]);
+      return [a, b] as const;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 
   it("never interleave: the second waits for the first's commit, and the newer snapshot stays", async () => {
