@@ -1,7 +1,8 @@
 /**
  * The main thread's side of the fresh reader: a worker thread (./fresh-worker.ts) that reads and
- * decides the plan list's new or changed elements while the list downloads, so that none is
- * read inside the snapshot's transaction and the download's core is not the one that parses.
+ * decides the plan list's new or changed elements as they arrive, so that the thread holding
+ * the snapshot's transaction reads none of them (it decodes the rows the worker wrote) and the
+ * reading runs on the other core, beside the download and then beside the writes.
  * Started once the elements kept in memory pass the read-ahead budget (a large sync); a sync
  * that finds a few changes reads them on the main thread instead, without a thread to start.
  */
@@ -81,16 +82,17 @@ export class FreshReader {
   /** Elements held in memory. */
   inline(elements: readonly { position: number; hash: string; bytes: Buffer }[]): void {
     if (!elements.length) return;
-    const data = Buffer.concat(elements.map((e) => e.bytes));
     const ends = new Uint32Array(elements.length);
     let end = 0;
     elements.forEach((e, k) => {
       end += e.bytes.length;
       ends[k] = end;
     });
-    // A buffer of its own (concat may hand out a slice of Node's pool): transferred, not copied.
-    const own = new Uint8Array(data.length);
-    own.set(data);
+    // One buffer of its own (not a slice of Node's pool): transferred, not copied again.
+    const own = new Uint8Array(end);
+    elements.forEach((e, k) => {
+      own.set(e.bytes, (ends[k] as number) - e.bytes.length);
+    });
     this.#post(
       {
         type: "inline",
@@ -111,7 +113,7 @@ export class FreshReader {
       from,
       to,
       positions: Float64Array.from(positions),
-      hashes: [...hashes],
+      hashes: hashes as string[],
       ...this.#matched(),
     });
   }

@@ -2,14 +2,15 @@
  * The plan list as it arrives, element by element, held against the company's index: an
  * element whose bytes hash to a plan the company has is that plan, unchanged (or back from
  * deletion), and is neither kept nor parsed. Only new or changed elements are kept, read
- * (parsed, checked, normalized) and decided (./fresh-decisions.ts), all before the snapshot's
- * transaction opens:
+ * (parsed, checked, normalized) and decided (./fresh-decisions.ts), never by the thread that
+ * holds the snapshot's transaction:
  *
  * - while they fit in a budget, in memory as bytes, read on the main thread once the download
- *   is over (a sync that finds a few changes);
+ *   is over, before the transaction opens (a sync that finds a few changes);
  * - past it, every one from then on goes to a spool file, and a worker thread reads and decides
- *   them as they arrive (./fresh-reader.ts), writing the decisions to a file of its own that the
- *   transaction only decodes. The list is never held whole, nor its rows: rows kept alive while
+ *   them as they arrive (./fresh-reader.ts), during the download and, for a long list's tail,
+ *   while the transaction writes what it decided before: it writes the decisions to a file of
+ *   its own that the transaction only decodes. The list is never held whole, nor its rows: rows kept alive while
  *   thousands more are made teach V8 that the normalizer's objects live long, and it then
  *   allocates every later row in the old generation (pretenuring: about 100 MB more RSS in
  *   bench:sync's full sync).
