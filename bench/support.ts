@@ -55,6 +55,12 @@ export function verdict(ok: boolean): string {
   return ok ? "PASS" : "FAIL";
 }
 
+/** CPU time (user + system) of this process, all its threads, since `start`: milliseconds. */
+export function cpuSince(start: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}
+
 export function peakRssMb(): number {
   return process.resourceUsage().maxRSS / 1024;
 }

@@ -113,6 +113,10 @@ async function sqlitePhase(sim: Sim, dir: string, report: Report): Promise<void>
     "full sync",
     `${ms(s.ms)} = ${fmt(PLANS / (s.ms / 1000))} plans/s ${all(sync.all, (r) => r.ms)}, database ${mb(s.dbBytes ?? 0)}`,
   );
+  report.figure(
+    "  CPU time, full sync / raw pipeline",
+    `${ms(s.cpuMs ?? 0)} / ${ms(raw.best.cpuMs ?? 0)} = ${x((s.cpuMs ?? 0) / (raw.best.cpuMs ?? 1))} (all threads; what a side costs when no second core is free) ${all(sync.all, (r) => r.cpuMs)}`,
+  );
   report.figure("  write lock held (full sync)", `${ms(s.writeMs ?? 0)} ${all(sync.all, (r) => r.writeMs)}`);
   report.figure(
     "no-change re-sync",

@@ -14,7 +14,7 @@ import { createLogger } from "../../src/log.js";
 import { createClients } from "../../src/runtime.js";
 import { openStore } from "../../src/store/open.js";
 import { syncCompany } from "../../src/sync/company.js";
-import { peakRssMb } from "../support.js";
+import { cpuSince, peakRssMb } from "../support.js";
 import { rawPostgres } from "./raw-postgres.js";
 import { rawSqlite } from "./raw-sqlite.js";
 
@@ -38,6 +38,11 @@ export interface ChildInput {
 export interface ChildResult {
   /** Wall time of the side's main act: the download + parse, the raw pipeline, the full sync. */
   ms: number;
+  /**
+   * CPU time (user + system, every thread of the process) of the raw pipeline or the full sync:
+   * what the side costs when no second core is free.
+   */
+  cpuMs?: number;
   plans: number;
   rssMb: number;
   /**
@@ -148,9 +153,11 @@ async function sync(input: ChildInput): Promise<ChildResult> {
         { companyId: input.companyId, reportIds: [], trigger: "bench" },
       );
     const ioStart = ioCounters();
+    const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const full = await run();
     const ms = performance.now() - t0;
+    const cpuMs = cpuSince(cpu0);
     const expected = input.dirty ? "partial" : "succeeded";
     if (full.status !== expected) throw new Error(`full sync ${full.status}: ${full.errors.join("; ")}`);
     if (input.dirty) {
@@ -200,6 +207,7 @@ async function sync(input: ChildInput): Promise<ChildResult> {
     }
     return {
       ms,
+      cpuMs,
       plans: full.counts.inserted,
       rssMb,
       rssRepeatedMb: peakRssMb(),

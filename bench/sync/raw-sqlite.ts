@@ -10,7 +10,7 @@ import { normalizePlan } from "../../src/normalize/plan.js";
 import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import type { PlanRowSet } from "../../src/tables/index.js";
 import type { WirePlan } from "../../src/wire/schemas.js";
-import { peakRssMb } from "../support.js";
+import { cpuSince, peakRssMb } from "../support.js";
 import type { ChildInput, ChildResult } from "./child.js";
 
 const b = (v: boolean | null | undefined) => (v == null ? null : v ? 1 : 0);
@@ -88,6 +88,7 @@ export async function rawSqlite(input: ChildInput): Promise<ChildResult> {
       );
     for (const r of n.planMobileApps) planApps.run(r.planId, r.operatingSystem, r.mobileAppId);
   };
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const res = await request(`${input.baseUrl}/api/plans`, {
     headers: { authorization: `Bearer ${input.token}` },
@@ -98,6 +99,7 @@ export async function rawSqlite(input: ChildInput): Promise<ChildResult> {
   for (const item of list) write(normalizePlan(item), JSON.stringify(item), now);
   db.exec("COMMIT");
   const ms = performance.now() - t0;
+  const cpuMs = cpuSince(cpu0);
   await store.close();
-  return { ms, plans: list.length, rssMb: peakRssMb() };
+  return { ms, cpuMs, plans: list.length, rssMb: peakRssMb() };
 }
