@@ -29,6 +29,8 @@ type Row = Record<string, unknown>;
 /** Shapes met by an encoder: a new one is handed to `onShape` (to be written before its rows). */
 export class RowsEncoder {
   readonly #shapes: string[][] = [];
+  /** Per shape, a compiled function from a row of it to its array. */
+  readonly #encoders: ((row: Row) => unknown[])[] = [];
   /** The last shape of each position in the row set (rows of one list share theirs). */
   readonly #last: number[] = [];
 
@@ -37,31 +39,43 @@ export class RowsEncoder {
   /** The JSON of a plan's rows and its content hash. */
   encode(rows: PlanRowSet, hash: string): string {
     const out: unknown[] = [hash, this.#row(rows.plan as Row, 0)];
-    LISTS.forEach((list, i) => {
-      out.push((rows[list] as Row[]).map((r) => this.#row(r, i + 1)));
-    });
+    for (let i = 0; i < LISTS.length; i++) {
+      const list = rows[LISTS[i] as (typeof LISTS)[number]] as Row[];
+      const encoded = new Array<unknown[]>(list.length);
+      for (let j = 0; j < list.length; j++) encoded[j] = this.#row(list[j] as Row, i + 1);
+      out.push(encoded);
+    }
     return JSON.stringify(out);
   }
 
   #row(row: Row, slot: number): unknown[] {
     const keys = Object.keys(row);
-    const id = this.#shapeOf(keys, slot);
-    const values: unknown[] = [id];
-    for (const k of keys) values.push(row[k] ?? null);
-    return values;
+    const last = this.#last[slot];
+    const id =
+      last !== undefined && sameKeys(this.#shapes[last] as string[], keys) ? last : this.#shapeOf(keys, slot);
+    return (this.#encoders[id] as (row: Row) => unknown[])(row);
   }
 
   #shapeOf(keys: string[], slot: number): number {
-    const last = this.#last[slot];
-    if (last !== undefined && sameKeys(this.#shapes[last] as string[], keys)) return last;
     let id = this.#shapes.findIndex((s) => sameKeys(s, keys));
     if (id < 0) {
       id = this.#shapes.push(keys) - 1;
+      this.#encoders[id] = encoder(id, keys);
       this.onShape(id, keys);
     }
     this.#last[slot] = id;
     return id;
   }
+}
+
+/**
+ * `[id, row[key] ?? null, ...]` in the shape's key order, compiled once per shape: about half
+ * the work of walking the keys of each row (the worker thread encodes a million rows per 100k
+ * plans). Any key is safe in it: each is a JSON string literal.
+ */
+function encoder(id: number, keys: readonly string[]): (row: Row) => unknown[] {
+  const values = keys.map((k) => `r[${JSON.stringify(k)}] ?? null`);
+  return new Function("r", `return [${[String(id), ...values].join(", ")}];`) as (row: Row) => unknown[];
 }
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
