@@ -29,12 +29,22 @@ export interface SnapshotIndex {
   reports: Map<number, KnownRecord>;
 }
 
+/**
+ * A record's JSON text as stored (raw_json): the text, or its UTF-8 bytes as the plan reader's
+ * worker thread wrote them (the transaction hands those to the database without making a string
+ * of them; the stored text is the same).
+ */
+export type RawText = string | Buffer;
+
+/** The text of a RawText. */
+export const rawText = (raw: RawText): string => (typeof raw === "string" ? raw : raw.toString("utf8"));
+
 /** One change of a snapshot. Timestamps are the run's start (the snapshot's time). */
 export type SnapshotOp =
   /** A plan not among the company's (it may exist under another company: then it moves). */
-  | { op: "plan.insert"; plan: PlanRowSet; rawJson: string; hash: string }
+  | { op: "plan.insert"; plan: PlanRowSet; rawJson: RawText; hash: string }
   /** A known plan whose content changed (live or deleted). */
-  | { op: "plan.update"; plan: PlanRowSet; rawJson: string; hash: string }
+  | { op: "plan.update"; plan: PlanRowSet; rawJson: RawText; hash: string }
   /** A deleted plan came back with the content it had. */
   | { op: "plan.revive"; id: number; hash: string }
   /** A stored plan's rows made again from its stored text (replay): no new version, no sighting. */

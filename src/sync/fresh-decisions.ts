@@ -11,7 +11,7 @@
  */
 import { normalizePlan } from "../normalize/plan.js";
 import type { PlanRead } from "../normalize/read.js";
-import type { SnapshotOp } from "../store/port-snapshot.js";
+import type { RawText, SnapshotOp } from "../store/port-snapshot.js";
 import type { PlanRowSet } from "../tables/index.js";
 import { contentHash } from "./content-hash.js";
 import type { RunObserver } from "./observing.js";
@@ -25,8 +25,11 @@ export interface Fresh {
 
 export type Reject = Extract<SnapshotOp, { op: "reject" }>;
 
-/** A decided element: a plan to write (insert or update: the snapshot knows which), or a rejection. */
-export type Decided = { op: "plan.write"; plan: PlanRowSet; rawJson: string; hash: string } | Reject;
+/**
+ * A decided element: a plan to write (insert or update: the snapshot knows which), or a rejection.
+ * A plan's text is its UTF-8 bytes when read back from the worker's file (./op-spool.ts).
+ */
+export type Decided = { op: "plan.write"; plan: PlanRowSet; rawJson: RawText; hash: string } | Reject;
 
 /** What the decisions leave for the snapshot, besides the operations. */
 export interface DecisionTally {

@@ -131,3 +131,27 @@ describe("the SQLite plan writer", () => {
     }
   });
 });
+
+describe("compileInsert with text given as bytes", () => {
+  it("stores UTF-8 bytes as the text they are, like the string, and refuses a column that is no text", () => {
+    const store = open();
+    try {
+      const write = compileInsert<object>(store.sqlite, planDaysOfWeek, ["dayName"], "", ["dayName"]);
+      const text = 'Çarşamba 🚀 \\ud800 "q"';
+      write({ planId: 1, dayNumber: 1 }, Buffer.from(text));
+      write({ planId: 1, dayNumber: 2 }, text);
+      const rows = store.sqlite
+        .prepare("SELECT day_number AS n, typeof(day_name) AS type, day_name AS name FROM plan_days_of_week")
+        .all();
+      expect(rows).toEqual([
+        { n: 1, type: "text", name: text },
+        { n: 2, type: "text", name: text },
+      ]);
+      expect(() => compileInsert(store.sqlite, planDaysOfWeek, [], "", ["dayNumber"])).toThrow(
+        /plan_days_of_week has no text column dayNumber/,
+      );
+    } finally {
+      void store.close();
+    }
+  });
+});

@@ -27,12 +27,15 @@ const boundValue = (key: string, col: Column, read = `r[${JSON.stringify(key)}]`
 /**
  * The writer of `table`. `given` names columns (by key) that the row does not carry; the writer
  * takes their values as arguments after the row. `conflict` ends the INSERT (ON CONFLICT ...).
+ * `textBytes` names text columns that may be given as UTF-8 bytes (a Buffer): stored as the
+ * text they are (`CAST(? AS TEXT)`), without a JavaScript string made of them first.
  */
 export function compileInsert<R>(
   sqlite: Sqlite,
   table: SQLiteTable,
   given: readonly string[] = [],
   conflict = "",
+  textBytes: readonly string[] = [],
 ): RowWriter<R> {
   const { name } = getTableConfig(table);
   const entries = Object.entries(getTableColumns(table));
@@ -43,8 +46,13 @@ export function compileInsert<R>(
     return g >= 0 ? boundValue(key, col, `g${g}`) : boundValue(key, col);
   });
   const columns = entries.map(([, col]) => `"${col.name}"`);
+  const unknownBytes = textBytes.filter(
+    (k) => !entries.some(([key, col]) => key === k && col.dataType === "string"),
+  );
+  if (unknownBytes.length) throw new Error(`${name} has no text column ${unknownBytes.join(", ")}`);
+  const places = entries.map(([key]) => (textBytes.includes(key) ? "CAST(? AS TEXT)" : "?"));
   const stmt = sqlite.prepare(
-    `INSERT INTO "${name}" (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})${conflict ? ` ${conflict}` : ""}`,
+    `INSERT INTO "${name}" (${columns.join(", ")}) VALUES (${places.join(", ")})${conflict ? ` ${conflict}` : ""}`,
   );
   const params = ["r", ...given.map((_, i) => `g${i}`)].join(", ");
   // Compiled once per table, from our own schema: no outside input reaches the source.

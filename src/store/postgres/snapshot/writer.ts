@@ -7,7 +7,7 @@
  * write in flight at a time, in order, its failure reported by the next add or flush.
  */
 
-import type { SnapshotMeta, SnapshotOp } from "../../port-snapshot.js";
+import { rawText, type SnapshotMeta, type SnapshotOp } from "../../port-snapshot.js";
 import type { PoolClient } from "../pool.js";
 import { type RejectionContext, recordRejected, recordSyncError } from "../runs/record.js";
 import { writeSchema } from "../schema/index.js";
@@ -76,7 +76,7 @@ export class SnapshotWriter {
       case "plan.insert":
       case "plan.update":
         await this.#planOp(o.plan.plan.id as number, (b) =>
-          this.#plans.render(b.contents, o.plan, o.rawJson, o.hash, o.op === "plan.update"),
+          this.#plans.render(b.contents, o.plan, rawText(o.rawJson), o.hash, o.op === "plan.update"),
         );
         return;
       case "plan.renormalize":

@@ -24,6 +24,7 @@ import {
   planVersions,
 } from "../../../tables/sqlite/index.js";
 import { PLAN_CHILD_TABLES } from "../../../tables/table-names.js";
+import type { RawText } from "../../port-snapshot.js";
 import {
   type BatchedInsert,
   compileBatchedInsert,
@@ -37,6 +38,8 @@ import { VersionHistory } from "./versions.js";
 
 /** Columns of a plans row that the store fills in (the writers take them in this order). */
 const BOOKKEEPING = PLAN_BOOKKEEPING;
+/** The plan's text may come as its UTF-8 bytes (the worker thread's file): stored as that text. */
+const TEXT_BYTES = ["rawJson"];
 
 type ChildKey = Exclude<keyof PlanRowSet, "plan" | "mobileApps">;
 const CHILDREN: [ChildKey, SQLiteTable][] = [
@@ -80,12 +83,13 @@ export class PlanWriter {
 
   constructor(sqlite: Sqlite, ctx: WriteContext) {
     this.#ctx = ctx;
-    this.#insert = compileInsert(sqlite, plans, BOOKKEEPING, "ON CONFLICT(id) DO NOTHING");
+    this.#insert = compileInsert(sqlite, plans, BOOKKEEPING, "ON CONFLICT(id) DO NOTHING", TEXT_BYTES);
     this.#upsert = compileInsert(
       sqlite,
       plans,
       BOOKKEEPING,
       `ON CONFLICT(id) DO UPDATE SET ${overwrite(plans, ["id", "firstSeenAt"])}`,
+      TEXT_BYTES,
     );
     this.#rewrite = compileUpdate<PlanColumns>(sqlite, plans, BOOKKEEPING);
     this.#children = CHILDREN.map(([key, table]) => ({ key, write: compileBatchedInsert(sqlite, table) }));
@@ -116,7 +120,7 @@ export class PlanWriter {
   }
 
   /** A plan new to the company; one that another company held moves over. */
-  insert(n: PlanRowSet, rawJson: string, hash: string): void {
+  insert(n: PlanRowSet, rawJson: RawText, hash: string): void {
     const { at, runId } = this.#ctx;
     const id = n.plan.id as number;
     if (this.#insert(n.plan, rawJson, hash, at, at, null).changes === 0) {
@@ -129,7 +133,7 @@ export class PlanWriter {
   }
 
   /** A known plan whose content changed (or that came back changed after deletion). */
-  update(n: PlanRowSet, rawJson: string, hash: string): void {
+  update(n: PlanRowSet, rawJson: RawText, hash: string): void {
     const { at, runId } = this.#ctx;
     const id = n.plan.id as number;
     this.#versions.replace(id, at);
