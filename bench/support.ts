@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
@@ -53,6 +54,21 @@ export function fmt(n: number, digits = 0): string {
 
 export function verdict(ok: boolean): string {
   return ok ? "PASS" : "FAIL";
+}
+
+/**
+ * CPU time of this process's main thread alone, in milliseconds (Linux: its utime + stime in
+ * /proc/self/task/<pid>/stat, clock ticks of 10 ms); null where that cannot be read.
+ */
+export function mainThreadCpuMs(): number | null {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10 : null;
+  } catch {
+    return null;
+  }
 }
 
 /** CPU time (user + system) of this process, all its threads, since `start`: milliseconds. */

@@ -12,7 +12,7 @@ import { type CopyTable, copyTable, copyText } from "../../src/store/postgres/co
 import { openPostgresStore } from "../../src/store/postgres/index.js";
 import * as t from "../../src/tables/postgres/index.js";
 import type { WirePlan } from "../../src/wire/schemas.js";
-import { cpuSince, peakRssMb } from "../support.js";
+import { peakRssMb } from "../support.js";
 import type { ChildInput, ChildResult } from "./child.js";
 
 /** Lines per chunk of COPY text. */
@@ -54,7 +54,6 @@ export async function rawPostgres(input: ChildInput): Promise<ChildResult> {
       mobileApps: new Loader(t.mobileApps),
       planMobileApps: new Loader(t.planMobileApps),
     };
-    const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const res = await request(`${input.baseUrl}/api/plans`, {
       headers: { authorization: `Bearer ${input.token}` },
@@ -93,9 +92,8 @@ export async function rawPostgres(input: ChildInput): Promise<ChildResult> {
     }
     await client.query("COMMIT");
     const ms = performance.now() - t0;
-    const cpuMs = cpuSince(cpu0);
     const size = await client.query<{ n: string }>("SELECT pg_database_size(current_database()) AS n");
-    return { ms, cpuMs, plans: list.length, rssMb: peakRssMb(), dbBytes: Number(size.rows[0]?.n ?? 0) };
+    return { ms, plans: list.length, rssMb: peakRssMb(), dbBytes: Number(size.rows[0]?.n ?? 0) };
   } finally {
     client.release();
     await store.close();

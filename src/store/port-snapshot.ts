@@ -31,8 +31,8 @@ export interface SnapshotIndex {
 
 /**
  * A record's JSON text as stored (raw_json): the text, or its UTF-8 bytes as the plan reader's
- * worker thread wrote them (the transaction hands those to the database without making a string
- * of them; the stored text is the same).
+ * worker thread wrote them (the SQLite store binds those as text, making no string of them; the
+ * PostgreSQL store makes the string first). The stored text is the same either way.
  */
 export type RawText = string | Buffer;
 

@@ -25,11 +25,16 @@ export interface Fresh {
 
 export type Reject = Extract<SnapshotOp, { op: "reject" }>;
 
+type PlanWrite<Text> = { op: "plan.write"; plan: PlanRowSet; rawJson: Text; hash: string };
+
+/** A decided element: a plan to write (insert or update: the snapshot knows which), or a rejection. */
+export type Decided = PlanWrite<string> | Reject;
+
 /**
- * A decided element: a plan to write (insert or update: the snapshot knows which), or a rejection.
- * A plan's text is its UTF-8 bytes when read back from the worker's file (./op-spool.ts).
+ * A decided element as the snapshot gets it: a plan's text may be its UTF-8 bytes, as read back
+ * from the worker's file (./op-spool.ts).
  */
-export type Decided = { op: "plan.write"; plan: PlanRowSet; rawJson: RawText; hash: string } | Reject;
+export type DecidedOp = PlanWrite<RawText> | Reject;
 
 /** What the decisions leave for the snapshot, besides the operations. */
 export interface DecisionTally {

@@ -18,7 +18,7 @@
 import { readPlan } from "../normalize/read.js";
 import type { SnapshotIndex } from "../store/port-snapshot.js";
 import { contentHash } from "./content-hash.js";
-import { type Decided, type DecisionTally, FreshDecisions } from "./fresh-decisions.js";
+import { type Decided, type DecidedOp, type DecisionTally, FreshDecisions } from "./fresh-decisions.js";
 import type { DecidedEnd } from "./fresh-messages.js";
 import { FreshReader } from "./fresh-reader.js";
 import type { RunObserver } from "./observing.js";
@@ -44,7 +44,7 @@ export interface ReceiverOptions {
 }
 
 /** What the new or changed elements became: the operations, in list order; then their tally. */
-export type ListDecisions = Generator<Decided, DecisionTally>;
+export type ListDecisions = Generator<DecidedOp, DecisionTally>;
 
 export class PlanListReceiver {
   readonly #plans: SnapshotIndex["plans"];

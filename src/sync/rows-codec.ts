@@ -69,9 +69,10 @@ export class RowsEncoder {
 }
 
 /**
- * `[id, row[key] ?? null, ...]` in the shape's key order, compiled once per shape: about half
- * the work of walking the keys of each row (the worker thread encodes a million rows per 100k
- * plans). Any key is safe in it: each is a JSON string literal.
+ * `[id, row[key] ?? null, ...]` in the shape's key order, compiled once per shape, instead of
+ * copying each row's values key by key (its keys are still compared with the shape's): 15-40%
+ * less of the worker thread's encoding (a million rows per 100k plans). Any key is safe in it:
+ * each is a JSON string literal.
  */
 function encoder(id: number, keys: readonly string[]): (row: Row) => unknown[] {
   const values = keys.map((k) => `r[${JSON.stringify(k)}] ?? null`);

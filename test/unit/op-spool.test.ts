@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, statSync, truncateSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { rawText } from "../../src/store/port-snapshot.js";
-import type { Decided } from "../../src/sync/fresh-decisions.js";
+import type { Decided, DecidedOp } from "../../src/sync/fresh-decisions.js";
 import { beat, OpSpoolWriter, opProgress, readOps } from "../../src/sync/op-spool.js";
 import type { PlanRowSet } from "../../src/tables/index.js";
 
@@ -57,7 +57,7 @@ const OPS: Decided[] = [
 ];
 
 /** Every operation, then the end frame's value. */
-function drain<E>(ops: Generator<Decided, E>): { ops: Decided[]; end: E } {
+function drain<E>(ops: Generator<DecidedOp, E>): { ops: Decided[]; end: E } {
   const out: Decided[] = [];
   for (let step = ops.next(); ; step = ops.next()) {
     if (step.done) return { ops: out, end: step.value };
@@ -80,10 +80,16 @@ describe("the decided operations' file", () => {
     w.end({ tally: [1, 2] });
     expect(w.count).toBe(OPS.length);
     expect(drain(readOps(w.path))).toEqual({ ops: OPS, end: { tally: [1, 2] } });
-    // A plan's text comes back as its bytes: the transaction makes no string of it.
-    const plans = [...readOps(w.path)].filter((op) => op.op === "plan.write");
-    expect(plans.length).toBeGreaterThan(3000);
-    expect(plans.every((op) => Buffer.isBuffer(op.rawJson))).toBe(true);
+    // A plan's text comes back as its bytes (no string made of it), each view still its own
+    // text once the whole file was read (a read buffer is never filled again).
+    const back = [...readOps(w.path)];
+    const texts = OPS.map((op) => (op.op === "plan.write" ? Buffer.from(op.rawJson) : null));
+    expect(back.filter((op) => op.op === "plan.write").length).toBeGreaterThan(3000);
+    back.forEach((op, i) => {
+      if (op.op !== "plan.write") return;
+      expect(Buffer.isBuffer(op.rawJson)).toBe(true);
+      expect((op.rawJson as Buffer).equals(texts[i] as Buffer)).toBe(true);
+    });
   });
 
   it("is read while another thread writes it, the reader waiting for each flush", async () => {
@@ -138,6 +144,23 @@ describe("the decided operations' file", () => {
     expect(() => drain(readOps(w.path))).toThrow(/ends inside an operation/);
     truncateSync(w.path, size - 12);
     expect(() => drain(readOps(w.path))).toThrow(/ends before its end frame/);
+  });
+
+  it("refuses a plan whose frame carries no text", () => {
+    const frame = (json: unknown, kind: number) => {
+      const j = Buffer.from(JSON.stringify(json));
+      const head = Buffer.alloc(8);
+      head.writeUInt32LE(j.length, 0);
+      head.writeInt32LE(kind, 4);
+      return Buffer.concat([head, j]);
+    };
+    const path = join(dir, "decided.bin");
+    const lists = [[], [], [], [], [], [], [], []];
+    writeFileSync(
+      path,
+      Buffer.concat([frame([0, ["id"]], -3), frame(["h", [0, 1], ...lists], -1), frame("end", -2)]),
+    );
+    expect(() => drain(readOps(path))).toThrow(/holds a plan without its text/);
   });
 
   it("keeps the numbers JSON has no text for in the end frame (an observation's extremes)", () => {
