@@ -10,22 +10,30 @@
  * what the decisions leave for the snapshot.
  *
  *   u32 length of the JSON | i32 length of the text (-1: none; -2: the end frame; -3: a row
- *   shape) | JSON | text
+ *   shape; -4: an operation without a text property) | JSON | text
+ *
+ * A replay writes every operation it makes here before its transaction opens (`spoolOps`), so
+ * that the transaction reads no record either: a plan's rows as a sync's worker writes them,
+ * its operation said (./rows-codec.ts), every other operation as JSON.
  *
  * How far the file is written is shared with the reader (`progress`, a SharedArrayBuffer:
  * bytes written, then 1 once the end frame is in), so the reader waits for the writer
  * without a message (a SQLite transaction holds the event loop).
  */
-import { closeSync, openSync, readSync, writeSync } from "node:fs";
+import { closeSync, openSync, readSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { rawText, type SnapshotOp } from "../store/port-snapshot.js";
 import type { Decided, DecidedOp } from "./fresh-decisions.js";
 import { RowsDecoder, RowsEncoder } from "./rows-codec.js";
+import { spoolDir } from "./spool.js";
 
 const FLUSH_BYTES = 1 << 20;
 const HEAD = 8;
 const NO_TEXT = -1;
 const END = -2;
 const SHAPE = -3;
+const NO_TEXT_KEY = -4;
+const OPEN_BRACKET = 0x5b;
 /**
  * The reader gives up on a writer whose heartbeat stood still this long: a thread gone (out of
  * memory) cannot say so while a SQLite transaction holds the event loop that would hear it.
@@ -70,12 +78,15 @@ export class OpSpoolWriter {
     this.#progress = progress;
   }
 
-  append(d: Decided): void {
+  append(d: Decided | SnapshotOp): void {
     if (d.op === "plan.write") this.#frame(this.#rows.encode(d.plan, d.hash), d.rawJson);
-    else {
+    else if (d.op === "plan.insert" || d.op === "plan.update")
+      this.#frame(this.#rows.encode(d.plan, d.hash, d.op), rawText(d.rawJson));
+    else if (d.op === "plan.renormalize") this.#frame(this.#rows.encode(d.plan, "", d.op), null);
+    else if ("rawJson" in d) {
       const { rawJson, ...rest } = d;
-      this.#frame(JSON.stringify(rest), rawJson);
-    }
+      this.#frame(JSON.stringify(rest, keepNumbers), rawJson);
+    } else this.#frame(JSON.stringify(d, keepNumbers), null, NO_TEXT_KEY);
     this.count++;
     if (this.#pendingBytes >= FLUSH_BYTES) this.#flush();
   }
@@ -124,11 +135,11 @@ export class OpSpoolWriter {
  * usable in a transaction); returns the end frame's value. Without `progress`, the file is
  * complete already.
  */
-export function* readOps<E>(
+export function* readOps<E, Op extends DecidedOp | SnapshotOp = DecidedOp>(
   path: string,
   progress: OpProgress | null = null,
   stallMs = STALL_MS,
-): Generator<DecidedOp, E> {
+): Generator<Op, E> {
   const rows = new RowsDecoder();
   /** Bytes of the file read so far, and those of them not consumed yet (from `at`). */
   let position = 0;
@@ -176,7 +187,8 @@ export function* readOps<E>(
     const source = data.toString("utf8", start, start + jsonLength);
     at += frame;
     if (textLength === END) return JSON.parse(source, numbersKept) as E;
-    const json = JSON.parse(source);
+    // A plan's rows (an array) as they are; any other operation may carry an observation's extremes.
+    const json = data[start] === OPEN_BRACKET ? JSON.parse(source) : JSON.parse(source, numbersKept);
     if (textLength === SHAPE) {
       rows.shape(json[0], json[1]);
       continue;
@@ -184,22 +196,57 @@ export function* readOps<E>(
     const textStart = start + jsonLength;
     const textEnd = start + frame - HEAD;
     if (Array.isArray(json)) {
+      const { rows: plan, hash, op } = rows.decode(json);
+      if (op === "plan.renormalize") {
+        yield { op, plan } as unknown as Op;
+        continue;
+      }
       if (textLength < 0)
         throw new Error(`the decided operations' file holds a plan without its text (${path})`);
-      const { rows: plan, hash } = rows.decode(json);
       // The text's bytes as written (a view: `data` is never written to again), no string made.
-      yield { op: "plan.write", plan, rawJson: data.subarray(textStart, textEnd), hash };
-    } else
+      yield { op, plan, rawJson: data.subarray(textStart, textEnd), hash } as Op;
+    } else if (textLength === NO_TEXT_KEY) yield json as Op;
+    else
       yield {
         ...json,
         rawJson: textLength < 0 ? null : data.toString("utf8", textStart, textEnd),
-      } as Decided;
+      } as Op;
+  }
+}
+
+/** Operations made before a transaction, in a file, for the transaction to read back. */
+export interface SpooledOps<E> {
+  /** Every operation, in the order made, then what their generator returned (once). */
+  read(): Generator<SnapshotOp, E>;
+  /** Deletes the file. */
+  dispose(): void;
+}
+
+/**
+ * Runs `ops` to its end now, before the transaction that applies them opens: whatever reading
+ * the records takes (parsing, checking, normalizing: a replay of 100,000 plans) is done without
+ * the write lock, and the operations wait in a file rather than in memory (a plan's rows as
+ * arrays). The transaction then only decodes and writes them.
+ */
+export function spoolOps<E>(ops: Generator<SnapshotOp, E>): SpooledOps<E> {
+  const dir = spoolDir();
+  const gone = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    const out = new OpSpoolWriter(dir);
+    let step = ops.next();
+    for (; !step.done; step = ops.next()) out.append(step.value);
+    out.end(step.value);
+    return { read: () => readOps<E, SnapshotOp>(out.path), dispose: gone };
+  } catch (err) {
+    gone();
+    throw err;
   }
 }
 
 /**
- * The end frame carries the observer's state, whose minima and maxima may be numbers JSON has
- * no text for (a value of 1e400 parses to Infinity; -0): tagged on the way, back on reading.
+ * The end frame carries the observer's state, and a replay's schema write its observations,
+ * whose minima and maxima may be numbers JSON has no text for (a value of 1e400 parses to
+ * Infinity; -0): tagged on the way, back on reading.
  */
 const NUMBER_TAG = "\u0000number";
 

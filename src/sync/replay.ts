@@ -1,19 +1,27 @@
 /**
  * A company's replay: its stored records made into rows again from their stored JSON text,
  * without calling the service (after an upgrade that adds columns, after a contract change),
- * and the records its newest snapshot rejected admitted when they read now. One transaction,
+ * and the records its newest snapshot rejected admitted when they read now. Every record is read
+ * and decided before the transaction, which only writes what was decided. One transaction,
  * under the company's lease, recorded as a run (trigger `replay`). Idempotent: a stored record
  * keeps its version and its sightings; only an admitted record (new content) opens a version.
  */
 import { normalizePlan } from "../normalize/plan.js";
 import { readPlan, readReport } from "../normalize/read.js";
 import { emptyCounts, type RunCounts, type RunEnd } from "../store/port-runs.js";
-import type { SnapshotIndex, SnapshotOp, SnapshotOps, StoredRecord } from "../store/port-snapshot.js";
+import type {
+  SnapshotEnd,
+  SnapshotIndex,
+  SnapshotOp,
+  SnapshotOps,
+  StoredRecord,
+} from "../store/port-snapshot.js";
 import type { PlanRowSet, ReportRowSet } from "../tables/index.js";
 import type { SyncDeps } from "./company.js";
 import { applySnapshot, companyRun } from "./company-run.js";
 import { contentHash } from "./content-hash.js";
 import { type RunObserver, storedKey } from "./observing.js";
+import { type SpooledOps, spoolOps } from "./op-spool.js";
 import type { CompanySyncResult } from "./run.js";
 import { DEFAULT_SCHEMA, observerFor } from "./schema-settings.js";
 import { StoredTexts } from "./stored-texts.js";
@@ -30,20 +38,28 @@ export async function replayCompany(deps: ReplayDeps, companyId: number): Promis
     // Everything the replay reads, read before its transaction (the live texts wait in a spool).
     await observer?.countStored(store.snapshots);
     const live = await StoredTexts.read(store.snapshots, companyId, "live");
+    const state = { counts: emptyCounts(), errors: [] as string[] };
+    let ops: SpooledOps<SnapshotEnd>;
     try {
       const rejected: StoredRecord[] = [];
       await store.snapshots.stored(companyId, "rejected", (r) => rejected.push(r));
-      const state = { counts: emptyCounts(), errors: [] as string[] };
       const startedAt = run.ctx.started.toISOString();
       const input = { companyId, runId: run.runId, startedAt, observer, live, rejected, ...state };
-      const ending = await applySnapshot(deps, run, index.generation, replayOps(index, input), {
+      // Every record read (parsed, checked, normalized) and decided before the transaction:
+      // the operations wait in a file, and the transaction only writes them.
+      ops = spoolOps(replayOps(index, input));
+    } finally {
+      live.dispose();
+    }
+    try {
+      const ending = await applySnapshot(deps, run, index.generation, ops.read(), {
         observer,
         errors: state.errors,
         heldBack: () => null,
       });
       return ending ?? { kind: "stale", attempts: 1 };
     } finally {
-      live.dispose();
+      ops.dispose();
     }
   });
 }

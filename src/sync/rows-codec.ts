@@ -4,8 +4,10 @@
  * Decoding that is about half the bytes and work of decoding objects keyed by name, and the
  * decoding is what the snapshot's transaction pays for each plan the worker thread read.
  *
- *   [hash, plan row, [day rows], [resolution rows], ..., [plan mobile app rows]]
+ *   [hash, plan row, [day rows], [resolution rows], ..., [plan mobile app rows](, op)]
  *   a row: [shape id, value, value, ...]
+ *
+ * The operation is said only when it is not the sync's `plan.write` (a replay's).
  */
 import type { PlanRowSet } from "../tables/index.js";
 
@@ -36,8 +38,8 @@ export class RowsEncoder {
 
   constructor(private readonly onShape: (id: number, keys: string[]) => void) {}
 
-  /** The JSON of a plan's rows and its content hash. */
-  encode(rows: PlanRowSet, hash: string): string {
+  /** The JSON of a plan's rows, its content hash and, when another than `plan.write`, its operation. */
+  encode(rows: PlanRowSet, hash: string, op?: string): string {
     const out: unknown[] = [hash, this.#row(rows.plan as Row, 0)];
     for (let i = 0; i < LISTS.length; i++) {
       const list = rows[LISTS[i] as (typeof LISTS)[number]] as Row[];
@@ -45,6 +47,7 @@ export class RowsEncoder {
       for (let j = 0; j < list.length; j++) encoded[j] = this.#row(list[j] as Row, i + 1);
       out.push(encoded);
     }
+    if (op !== undefined) out.push(op);
     return JSON.stringify(out);
   }
 
@@ -93,13 +96,14 @@ export class RowsDecoder {
     this.#makers[id] = maker(keys);
   }
 
-  /** A plan's rows and its content hash, from `RowsEncoder.encode`'s JSON, parsed. */
-  decode(encoded: unknown[]): { rows: PlanRowSet; hash: string } {
+  /** A plan's rows, its content hash and its operation, from `RowsEncoder.encode`'s JSON, parsed. */
+  decode(encoded: unknown[]): { rows: PlanRowSet; hash: string; op: string } {
     const rows = { plan: this.#row(encoded[1] as unknown[]) } as Record<string, unknown>;
     LISTS.forEach((list, i) => {
       rows[list] = (encoded[i + 2] as unknown[][]).map((r) => this.#row(r));
     });
-    return { rows: rows as unknown as PlanRowSet, hash: encoded[0] as string };
+    const op = (encoded[LISTS.length + 2] as string | undefined) ?? "plan.write";
+    return { rows: rows as unknown as PlanRowSet, hash: encoded[0] as string, op };
   }
 
   #row(values: unknown[]): Row {

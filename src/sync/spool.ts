@@ -131,7 +131,7 @@ export class Spool {
 }
 
 /** A new folder for a spool file of this process (tas-spool-<pid>-XXXXXX). */
-function spoolDir(): string {
+export function spoolDir(): string {
   return mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
 }
 

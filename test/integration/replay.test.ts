@@ -3,7 +3,9 @@
  * idempotent (same rows, versions and sightings), admitting what the newest sync rejected once
  * it reads, and applying a discard_value contract to what is stored.
  */
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { readPlan, readReport } from "../../src/normalize/read.js";
+import type { SnapshotStore } from "../../src/store/port-snapshot.js";
 import type { SchemaSettings } from "../../src/sync/company.js";
 import { replayCompany } from "../../src/sync/replay.js";
 import { storeKinds } from "../support/stores.js";
@@ -16,6 +18,13 @@ import {
   simPlan,
   startHarness,
 } from "./sync-harness.js";
+
+// Every record a replay reads is counted (the transaction must read none).
+vi.mock("../../src/normalize/read.js", async (importOriginal) => {
+  const read = await importOriginal<typeof import("../../src/normalize/read.js")>();
+  return { ...read, readPlan: vi.fn(read.readPlan), readReport: vi.fn(read.readReport) };
+});
+const recordsRead = () => vi.mocked(readPlan).mock.calls.length + vi.mocked(readReport).mock.calls.length;
 
 const T = (day: number) => `2025-05-0${day}T00:00:00.000Z`;
 const settings = (plan: SchemaSettings["contract"]["plan"]): SchemaSettings => ({
@@ -73,6 +82,36 @@ describe.each(storeKinds())("replay on $name", (kind) => {
     // A replay is no sync: freshness still counts the sync's start.
     const [state] = await h.store.runs.companyStates([FIRST]);
     expect(state?.lastSuccessAt).toBe(T(1));
+  });
+
+  it("reads and decides every record before its transaction: the transaction reads none", async () => {
+    await h.sync(FIRST, { at: T(1) });
+    const plan = await simPlan(h.sim, FIRST, 1004);
+    await putPlan(h.sim, FIRST, 1004, { ...plan, nick: 5 });
+    expect((await h.sync(FIRST, { at: T(2), schema: settings("freeze") })).counts.rejected).toBe(1);
+    const snapshots = h.store.snapshots;
+    const apply = snapshots.apply.bind(snapshots);
+    const seen = { before: -1, during: -1 };
+    snapshots.apply = (async (meta, ops, signal) => {
+      seen.before = recordsRead();
+      try {
+        return await apply(meta, ops, signal);
+      } finally {
+        seen.during = recordsRead() - seen.before;
+      }
+    }) satisfies SnapshotStore["apply"];
+    const from = recordsRead();
+    try {
+      // The stored records rewritten, the rejected one admitted.
+      expect((await replay(3)).counts).toMatchObject({ unchanged: 8, updated: 1, rejected: 0 });
+    } finally {
+      snapshots.apply = apply;
+    }
+    expect(seen.before - from).toBeGreaterThanOrEqual(9);
+    expect(seen.during).toBe(0);
+    expect(JSON.parse(await h.scalar<string>("SELECT raw_json FROM plans WHERE id = 1004"))).toMatchObject({
+      nick: 5,
+    });
   });
 
   it("admits a record the newest sync rejected, once it reads (freeze, then evolve), with a new version", async () => {

@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { rawText } from "../../src/store/port-snapshot.js";
+import { rawText, type SnapshotOp } from "../../src/store/port-snapshot.js";
 import type { Decided, DecidedOp } from "../../src/sync/fresh-decisions.js";
-import { beat, OpSpoolWriter, opProgress, readOps } from "../../src/sync/op-spool.js";
+import { beat, OpSpoolWriter, opProgress, readOps, spoolOps } from "../../src/sync/op-spool.js";
 import type { PlanRowSet } from "../../src/tables/index.js";
 
 const plan = (id: number, name: string) =>
@@ -181,6 +181,78 @@ describe("the decided operations' file", () => {
       odd: { $number: 1 },
       n: 2.5,
     });
+  });
+
+  it("gives back a replay's operations as made: plans with or without a text, properties absent stay absent", () => {
+    const report = { report: { id: 7, name: "r" }, recipients: [] } as never;
+    const made: SnapshotOp[] = [
+      { op: "plan.renormalize", plan: plan(1, "again") },
+      { op: "plan.insert", plan: plan(2, "new"), rawJson: '{"id":2}', hash: "f".repeat(64) },
+      {
+        op: "plan.update",
+        plan: plan(3, "ü"),
+        rawJson: Buffer.from('{"id":3,"n":"ü"}'),
+        hash: "0".repeat(64),
+      },
+      { op: "report.renormalize", report },
+      { op: "report.write", report, rawJson: '{"id":7}', hash: "1".repeat(64), known: true },
+      { op: "plan.delete", id: 4 },
+      {
+        op: "schema.write",
+        write: { extremes: [-0, Number.POSITIVE_INFINITY, 2.5] },
+      } as unknown as SnapshotOp,
+    ];
+    const w = new OpSpoolWriter(dir);
+    for (const op of made) w.append(op);
+    w.end({ run: "end" });
+    const back: SnapshotOp[] = [];
+    const ops = readOps<unknown, SnapshotOp>(w.path);
+    let step = ops.next();
+    for (; !step.done; step = ops.next()) back.push(step.value);
+    expect(step.value).toEqual({ run: "end" });
+    const asText = (o: SnapshotOp) =>
+      "rawJson" in o && o.rawJson !== null && typeof o.rawJson !== "string"
+        ? { ...o, rawJson: rawText(o.rawJson) }
+        : o;
+    expect(back.map(asText)).toEqual(made.map(asText));
+    // No text property where the operation had none (toEqual would take an undefined one as absent).
+    expect(back.map((o) => "rawJson" in o)).toEqual(made.map((o) => "rawJson" in o));
+    expect(Object.is((back[6] as unknown as { write: { extremes: number[] } }).write.extremes[0], -0)).toBe(
+      true,
+    );
+  });
+
+  it("spools a generator's operations before they are applied, and deletes its file", () => {
+    const spools = () => readdirSync(tmpdir()).filter((n) => n.startsWith(`tas-spool-${process.pid}-`));
+    const before = spools();
+    let made = 0;
+    function* ops(): Generator<SnapshotOp, string> {
+      for (let id = 1; id <= 3; id++) {
+        made++;
+        yield { op: "plan.renormalize", plan: plan(id, `p${id}`) };
+      }
+      return "end";
+    }
+    const spooled = spoolOps(ops());
+    // All made before anything is read back.
+    expect(made).toBe(3);
+    const [dirOf] = spools().filter((n) => !before.includes(n));
+    expect(dirOf).toBeDefined();
+    const back = spooled.read();
+    const ids: number[] = [];
+    let step = back.next();
+    for (; !step.done; step = back.next())
+      if (step.value.op === "plan.renormalize") ids.push(step.value.plan.plan.id as number);
+    expect({ ids, end: step.value }).toEqual({ ids: [1, 2, 3], end: "end" });
+    spooled.dispose();
+    expect(existsSync(join(tmpdir(), dirOf as string))).toBe(false);
+    // A generator that throws leaves no file behind.
+    function* broken(): Generator<SnapshotOp, string> {
+      yield { op: "plan.delete", id: 1 };
+      throw new Error("unreadable");
+    }
+    expect(() => spoolOps(broken())).toThrow("unreadable");
+    expect(spools()).toEqual(before);
   });
 
   it("gives up on a writer whose heartbeat stands still, and waits on one that beats", async () => {
