@@ -68,6 +68,7 @@ export class OpSpoolWriter {
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   #writeAt = 0;
+  #closed = false;
   count = 0;
 
   /** `fd`: the file at `decidedPath(dir)`, opened for writing by the caller, who closes it. */
@@ -95,11 +96,18 @@ export class OpSpoolWriter {
   end(end: unknown): void {
     this.#frame(JSON.stringify(end, keepNumbers), null, END);
     this.#flush();
-    if (this.#ownFd) closeSync(this.#fd);
+    this.close();
     if (this.#progress) {
       Atomics.store(this.#progress, 1, 1n);
       Atomics.notify(this.#progress, 0);
     }
+  }
+
+  /** Closes the file if this writer opened it (once; `end` does it): the file then ends unfinished. */
+  close(): void {
+    if (!this.#ownFd || this.#closed) return;
+    this.#closed = true;
+    closeSync(this.#fd);
   }
 
   #frame(json: string, text: string | null, kind = NO_TEXT): void {
@@ -231,14 +239,20 @@ export interface SpooledOps<E> {
 export function spoolOps<E>(ops: Generator<SnapshotOp, E>): SpooledOps<E> {
   const dir = spoolDir();
   const gone = () => rmSync(dir, { recursive: true, force: true });
+  let out: OpSpoolWriter | null = null;
   try {
-    const out = new OpSpoolWriter(dir);
+    const writer = new OpSpoolWriter(dir);
+    out = writer;
     let step = ops.next();
-    for (; !step.done; step = ops.next()) out.append(step.value);
-    out.end(step.value);
-    return { read: () => readOps<E, SnapshotOp>(out.path), dispose: gone };
+    for (; !step.done; step = ops.next()) writer.append(step.value);
+    writer.end(step.value);
+    return { read: () => readOps<E, SnapshotOp>(writer.path), dispose: gone };
   } catch (err) {
-    gone();
+    // What went wrong is the error to tell, whatever the cleanup meets.
+    try {
+      out?.close();
+      gone();
+    } catch {}
     throw err;
   }
 }

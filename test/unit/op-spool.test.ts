@@ -199,8 +199,31 @@ describe("the decided operations' file", () => {
       { op: "plan.delete", id: 4 },
       {
         op: "schema.write",
-        write: { extremes: [-0, Number.POSITIVE_INFINITY, 2.5] },
-      } as unknown as SnapshotOp,
+        write: {
+          paths: [
+            {
+              companyId: 1,
+              entity: "plan",
+              path: "$.n",
+              present: 2,
+              types: { number: 2 } as never,
+              minNumber: -0,
+              maxNumber: Number.POSITIVE_INFINITY,
+              valuesCapped: false,
+              values: [],
+              firstRunId: 1,
+              firstSeenAt: "2025-01-01T00:00:00.000Z",
+              lastRunId: 2,
+              lastSeenAt: null,
+              valuesKept: true,
+            },
+          ],
+          changes: [],
+        },
+      },
+      { op: "error", entity: "plans", entityId: null, code: "X", httpStatus: null, message: "m" },
+      { op: "reject", entity: "plan", entityId: 5, reason: "r", rawJson: null, hash: "2".repeat(64) },
+      { op: "plan.revive", id: 6, hash: "3".repeat(64) },
     ];
     const w = new OpSpoolWriter(dir);
     for (const op of made) w.append(op);
@@ -217,9 +240,9 @@ describe("the decided operations' file", () => {
     expect(back.map(asText)).toEqual(made.map(asText));
     // No text property where the operation had none (toEqual would take an undefined one as absent).
     expect(back.map((o) => "rawJson" in o)).toEqual(made.map((o) => "rawJson" in o));
-    expect(Object.is((back[6] as unknown as { write: { extremes: number[] } }).write.extremes[0], -0)).toBe(
-      true,
-    );
+    const [path] = (back[6] as Extract<SnapshotOp, { op: "schema.write" }>).write.paths;
+    expect(Object.is(path?.minNumber, -0)).toBe(true);
+    expect(path?.maxNumber).toBe(Number.POSITIVE_INFINITY);
   });
 
   it("spools a generator's operations before they are applied, and deletes its file", () => {
@@ -251,8 +274,12 @@ describe("the decided operations' file", () => {
       yield { op: "plan.delete", id: 1 };
       throw new Error("unreadable");
     }
+    const descriptors = () => readdirSync("/proc/self/fd").length;
+    const open = descriptors();
     expect(() => spoolOps(broken())).toThrow("unreadable");
     expect(spools()).toEqual(before);
+    // Its file closed too.
+    expect(descriptors()).toBe(open);
   });
 
   it("gives up on a writer whose heartbeat stands still, and waits on one that beats", async () => {
