@@ -6,7 +6,6 @@
  */
 import {
   closeSync,
-  ftruncateSync,
   mkdtempSync,
   openSync,
   readdirSync,
@@ -34,7 +33,7 @@ export class Spool {
   #pendingBytes = 0;
   #pendingCount = 0;
   #count = 0;
-  /** Where the next write goes (explicit: truncating does not move a file's position). */
+  /** Where the next write goes (positioned writes: the reader reads the same descriptor). */
   #writeAt = 0;
 
   /** `onFlush`: told of each run of records written to the file (bytes from, to; how many). */
@@ -72,16 +71,6 @@ export class Spool {
     this.#pendingCount++;
     this.#count++;
     if (this.#pendingBytes >= FLUSH_BYTES) this.flush();
-  }
-
-  /** Forget everything (the list is being fetched again). */
-  reset(): void {
-    this.#pending = [];
-    this.#pendingBytes = 0;
-    this.#pendingCount = 0;
-    this.#count = 0;
-    this.#writeAt = 0;
-    ftruncateSync(this.#fd, 0);
   }
 
   /** Every record's bytes, in order (synchronous reads: usable inside a transaction). */
