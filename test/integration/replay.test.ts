@@ -67,6 +67,7 @@ describe.each(storeKinds())("replay on $name", (kind) => {
       "SELECT id, valid_from, valid_to, raw_json FROM plan_versions ORDER BY version_id",
     ),
     children: await childRows(),
+    apps: await h.rows("SELECT * FROM mobile_apps ORDER BY id"),
     observed: await h.store.schema.observed({ companyId: FIRST }),
   });
 
@@ -77,6 +78,8 @@ describe.each(storeKinds())("replay on $name", (kind) => {
     // (RETURNING: the harness's rows() reads the result on both stores.)
     await h.rows("UPDATE plans SET plan_name = 'broken' WHERE id = 1001 RETURNING id");
     await h.rows("DELETE FROM plan_scenarios WHERE plan_id = 1002 RETURNING plan_id");
+    expect(before.apps.length).toBeGreaterThan(0);
+    await h.rows("UPDATE mobile_apps SET display_name = 'broken', version_code = NULL RETURNING id");
     const r = await replay(2);
     expect(r).toMatchObject({
       status: "succeeded",

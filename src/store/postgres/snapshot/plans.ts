@@ -105,7 +105,7 @@ export class PlanBatch {
   /** Per plan: its id, whether the company has it, its `plans` line, its new mobile apps. */
   readonly plans: { id: number; known: boolean; line: Buffer; apps: MobileAppRow[] }[] = [];
   /** Plans whose rows are made again from their stored text (replay): same content, no version. */
-  readonly rewrites: { id: number; line: Buffer }[] = [];
+  readonly rewrites: { id: number; line: Buffer; apps: MobileAppRow[] }[] = [];
   readonly children = CHILDREN.map(() => new TextChunks());
   readonly versions = new TextChunks();
 
@@ -137,13 +137,7 @@ export class PlanWriter {
    */
   render(batch: PlanBatch, n: PlanRowSet, rawJson: string, hash: string, known: boolean): void {
     const id = n.plan.id as number;
-    const apps: MobileAppRow[] = [];
-    for (const app of n.mobileApps) {
-      if (this.#appsSeen.has(app.id as number)) continue;
-      this.#appsSeen.add(app.id as number);
-      apps.push(app);
-    }
-    batch.plans.push({ id, known, line: this.#planLine(n, rawJson, hash), apps });
+    batch.plans.push({ id, known, line: this.#planLine(n, rawJson, hash), apps: this.#newApps(n) });
     renderChildren(batch, n);
     batch.versions.add(this.#versions.line(id, hash, this.ctx.at, this.ctx.runId));
   }
@@ -154,8 +148,19 @@ export class PlanWriter {
    * leaves them out): the line carries placeholders for them.
    */
   renderRewrite(batch: PlanBatch, n: PlanRowSet): void {
-    batch.rewrites.push({ id: n.plan.id as number, line: this.#planLine(n, "", "") });
+    batch.rewrites.push({ id: n.plan.id as number, line: this.#planLine(n, "", ""), apps: this.#newApps(n) });
     renderChildren(batch, n);
+  }
+
+  /** The plan's mobile apps not yet rendered in this run (the first row of each is written). */
+  #newApps(n: PlanRowSet): MobileAppRow[] {
+    const apps: MobileAppRow[] = [];
+    for (const app of n.mobileApps) {
+      if (this.#appsSeen.has(app.id as number)) continue;
+      this.#appsSeen.add(app.id as number);
+      apps.push(app);
+    }
+    return apps;
   }
 
   /** A plan's `plans` line, first seen and seen now. */
@@ -180,7 +185,9 @@ export class PlanWriter {
     const emptied = [...replacedIds, ...batch.rewrites.map((r) => r.id)];
     if (emptied.length) for (const child of CHILDREN) await run(db, child.delete, [emptied]);
     // By id: applies of two companies that share an app then lock its row in the same order.
-    const apps = items.flatMap((i) => i.apps).sort((a, b) => (a.id as number) - (b.id as number));
+    const apps = [...items, ...batch.rewrites]
+      .flatMap((i) => i.apps)
+      .sort((a, b) => (a.id as number) - (b.id as number));
     await upsertApps(db, apps);
     const fresh = items.filter((i) => !exists.has(i.id)).map((i) => i.line);
     if (fresh.length) await copyText(db, copyPlans.statement, fresh);
