@@ -4,15 +4,7 @@
  * local transaction. Memory stays flat however long the list is. Records stay bytes end to
  * end: an unchanged record is recognised by the hash of its bytes and never decoded.
  */
-import {
-  closeSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 

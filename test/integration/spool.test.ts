@@ -31,7 +31,6 @@ describe("Spool", () => {
       spool.dispose();
     }
   });
-
 });
 
 /** Every decided operation, then the tally. */
