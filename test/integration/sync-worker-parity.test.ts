@@ -80,6 +80,10 @@ describe.each(storeKinds())("the worker thread and the main thread decide alike,
   it("stores the same through a list with every kind of trouble, run after run", async () => {
     const first = await both(T(1), { schema: { ...OBSERVE, observe: false } });
     expect(first.counts.inserted).toBe(PLANS);
+    // Mobile apps shared by many plans: the worker's file carries each once (the run's first).
+    const apps = await h.rows("SELECT id FROM mobile_apps");
+    expect(apps.length).toBeGreaterThan(1);
+    expect((await h.rows("SELECT plan_id FROM plan_mobile_apps")).length).toBeGreaterThan(2 * apps.length);
     const ids = (await h.rows<{ id: number }>("SELECT id FROM plans ORDER BY id")).map((r) => r.id);
     const [a, b, c, d] = ids as [number, number, number, number];
     const template = await simPlan(h.sim, FIRST, a);
