@@ -13,7 +13,7 @@ import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/
 import { isoFromPg } from "../../src/store/postgres/pool.js";
 import { BATCH_SIZE } from "../../src/store/postgres/snapshot/writer.js";
 import { PG_URL, TestDatabases } from "../support/postgres.js";
-import { applyOps, COMPANY, insert, plan } from "../support/snapshots.js";
+import { applyOps, COMPANY, hashOf, insert, OTHER_COMPANY, plan, raw } from "../support/snapshots.js";
 
 const T1 = "2025-03-01T10:00:00.000Z";
 const T2 = "2025-03-02T10:00:00.000Z";
@@ -137,6 +137,45 @@ describe("applying a snapshot", () => {
     expect(done).toBe(false);
     await other.query("COMMIT");
     expect((await applying).result.applied).toBe(true);
+  });
+
+  it("lets two companies that share mobile apps apply at once, their apps met in opposite orders", async () => {
+    // Company A meets app 7 in its first batch and app 3 in its second; B the other way round.
+    // Written batch by batch, A would hold 7 and wait for 3 while B held 3 and waited for 7: a
+    // deadlock. The run's apps are written at its end, sorted, so one waits for the other.
+    const withApp = (id: number, companyId: number, app: number): SnapshotOp => {
+      const n = plan(id, `p${id}`, companyId);
+      n.mobileApps = [{ ...(n.mobileApps[0] as object), id: app }];
+      n.planMobileApps = [{ planId: id, operatingSystem: "android", mobileAppId: app }];
+      return { op: "plan.insert", plan: n, rawJson: raw(id, `p${id}`), hash: hashOf(id, `p${id}`) };
+    };
+    const company = (companyId: number, base: number, first: number, second: number) =>
+      function* (): Generator<SnapshotOp> {
+        for (let k = 1; k <= BATCH_SIZE + 1; k++)
+          yield withApp(base + k, companyId, k <= BATCH_SIZE ? first : second);
+      };
+    /** Backends waiting to write plan_versions (held by `other` below). */
+    const waiting = async () =>
+      (
+        await other.query(
+          "SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'plan_versions'::regclass AND NOT granted",
+        )
+      ).rows[0].n as number;
+    const until = async (n: number) => {
+      while ((await waiting()) < n) await new Promise((r) => setTimeout(r, 10));
+    };
+    // Both runs stop at their first batch's versions, each past whatever it wrote before them.
+    await other.query("BEGIN");
+    await other.query("LOCK TABLE plan_versions IN EXCLUSIVE MODE");
+    const a = applyOps(store, T1, company(COMPANY, 0, 7, 3));
+    await until(1);
+    const b = applyOps(store, T1, company(OTHER_COMPANY, 100_000, 3, 7), { companyId: OTHER_COMPANY });
+    await until(2);
+    await other.query("COMMIT");
+    const [ra, rb] = await Promise.allSettled([a, b]);
+    expect([ra.status, rb.status]).toEqual(["fulfilled", "fulfilled"]);
+    const { rows } = await other.query("SELECT id::int AS id FROM mobile_apps ORDER BY id");
+    expect(rows).toEqual([{ id: 3 }, { id: 7 }]);
   });
 
   it("rolls back everything written so far when aborted mid-snapshot, and says why", async () => {

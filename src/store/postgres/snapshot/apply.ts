@@ -93,7 +93,7 @@ export async function applySnapshot(
         if (writer.busy && ++n % YIELD_EVERY === 0) await setImmediate();
         step = ops.next();
       }
-      await writer.flush();
+      await writer.finish();
       const end: RunEnd = { ...step.value.run, finishedAt: meta.finishedAt() };
       await finishRun(client, meta.runId, end);
       await run(

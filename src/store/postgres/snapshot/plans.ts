@@ -102,10 +102,10 @@ const CHUNK_CHARS = 64 * 1024;
  * 100,000 plans); so did strings.
  */
 export class PlanBatch {
-  /** Per plan: its id, whether the company has it, its `plans` line, its new mobile apps. */
-  readonly plans: { id: number; known: boolean; line: Buffer; apps: MobileAppRow[] }[] = [];
+  /** Per plan: its id, whether the company has it, its `plans` line. */
+  readonly plans: { id: number; known: boolean; line: Buffer }[] = [];
   /** Plans whose rows are made again from their stored text (replay): same content, no version. */
-  readonly rewrites: { id: number; line: Buffer; apps: MobileAppRow[] }[] = [];
+  readonly rewrites: { id: number; line: Buffer }[] = [];
   readonly children = CHILDREN.map(() => new TextChunks());
   readonly versions = new TextChunks();
 
@@ -124,8 +124,9 @@ function renderChildren(batch: PlanBatch, n: PlanRowSet): void {
 
 export class PlanWriter {
   readonly #versions = new VersionHistory(plans, planVersions);
-  /** Mobile apps already rendered in this run. */
+  /** Mobile apps already met in this run, and their rows, written at its end (`writeApps`). */
   readonly #appsSeen = new Set<number>();
+  #apps: MobileAppRow[] = [];
   /** Whether this session has the staging table for plans that replace rows. */
   #staged = false;
 
@@ -137,7 +138,8 @@ export class PlanWriter {
    */
   render(batch: PlanBatch, n: PlanRowSet, rawJson: string, hash: string, known: boolean): void {
     const id = n.plan.id as number;
-    batch.plans.push({ id, known, line: this.#planLine(n, rawJson, hash), apps: this.#newApps(n) });
+    this.#newApps(n);
+    batch.plans.push({ id, known, line: this.#planLine(n, rawJson, hash) });
     renderChildren(batch, n);
     batch.versions.add(this.#versions.line(id, hash, this.ctx.at, this.ctx.runId));
   }
@@ -148,19 +150,30 @@ export class PlanWriter {
    * leaves them out): the line carries placeholders for them.
    */
   renderRewrite(batch: PlanBatch, n: PlanRowSet): void {
-    batch.rewrites.push({ id: n.plan.id as number, line: this.#planLine(n, "", ""), apps: this.#newApps(n) });
+    this.#newApps(n);
+    batch.rewrites.push({ id: n.plan.id as number, line: this.#planLine(n, "", "") });
     renderChildren(batch, n);
   }
 
-  /** The plan's mobile apps not yet rendered in this run (the first row of each is written). */
-  #newApps(n: PlanRowSet): MobileAppRow[] {
-    const apps: MobileAppRow[] = [];
+  /** Keeps the plan's mobile apps not yet met in this run (the first row of each is written). */
+  #newApps(n: PlanRowSet): void {
     for (const app of n.mobileApps) {
       if (this.#appsSeen.has(app.id as number)) continue;
       this.#appsSeen.add(app.id as number);
-      apps.push(app);
+      this.#apps.push(app);
     }
-    return apps;
+  }
+
+  /**
+   * Upserts the run's mobile apps, once, at the end of its transaction and sorted by id: runs of
+   * two companies that share apps then lock their rows in the same order (batch by batch, the
+   * order would be each list's, and two runs could wait on each other). Nothing in the
+   * transaction reads them before (plan_mobile_apps has no foreign key to them).
+   */
+  async writeApps(db: PoolClient): Promise<void> {
+    const apps = this.#apps.sort((a, b) => (a.id as number) - (b.id as number));
+    this.#apps = [];
+    if (apps.length) await upsertApps(db, apps);
   }
 
   /** A plan's `plans` line, first seen and seen now. */
@@ -184,11 +197,6 @@ export class PlanWriter {
     if (replaced.length) await this.#versions.replace(db, replacedIds, this.ctx.at);
     const emptied = [...replacedIds, ...batch.rewrites.map((r) => r.id)];
     if (emptied.length) for (const child of CHILDREN) await run(db, child.delete, [emptied]);
-    // By id: applies of two companies that share an app then lock its row in the same order.
-    const apps = [...items, ...batch.rewrites]
-      .flatMap((i) => i.apps)
-      .sort((a, b) => (a.id as number) - (b.id as number));
-    await upsertApps(db, apps);
     const fresh = items.filter((i) => !exists.has(i.id)).map((i) => i.line);
     if (fresh.length) await copyText(db, copyPlans.statement, fresh);
     const replacing = replaced.map((i) => i.line);

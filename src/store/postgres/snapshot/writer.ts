@@ -122,6 +122,12 @@ export class SnapshotWriter {
     await this.#drain();
   }
 
+  /** After the last operation: writes what is left, then the run's mobile apps. */
+  async finish(): Promise<void> {
+    await this.flush();
+    await this.#plans.writeApps(this.db);
+  }
+
   /** Waits for a write in flight to end, failed or not: before a ROLLBACK, nothing may follow it. */
   async settle(): Promise<void> {
     await this.#writing?.catch(() => {});
