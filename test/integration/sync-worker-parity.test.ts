@@ -80,7 +80,8 @@ describe.each(storeKinds())("the worker thread and the main thread decide alike,
   it("stores the same through a list with every kind of trouble, run after run", async () => {
     const first = await both(T(1), { schema: { ...OBSERVE, observe: false } });
     expect(first.counts.inserted).toBe(PLANS);
-    // Mobile apps shared by many plans: the worker's file carries each once (the run's first).
+    // Mobile apps shared by many plans, so that the worker's file leaves most of them out (the
+    // stores keep a run's first row of each): the dump's mobile_apps must still match.
     const apps = await h.rows("SELECT id FROM mobile_apps");
     expect(apps.length).toBeGreaterThan(1);
     expect((await h.rows("SELECT plan_id FROM plan_mobile_apps")).length).toBeGreaterThan(2 * apps.length);
