@@ -118,7 +118,7 @@ export const MIRROR_TABLE_DOCS: Record<string, TableDoc> = {
   plan_fetch_app_files: jsonItems("fetch_app_files", "plan"),
   mobile_apps: {
     summary:
-      "One row per mobile app id. An app is shared by plans (and companies) and written whenever a plan carrying it is inserted or changed, so the row holds the latest content seen. Rows are never deleted.",
+      "One row per mobile app id. An app is shared by plans (and companies) and written by each sync that inserts or changes a plan carrying it (the first such plan of the run gives the row) and by each replay, so the row holds the latest run's content. Rows are never deleted.",
     columns: {
       id: "App id.",
       operating_system: "As received (`ANDROID`, `IOS`).",
