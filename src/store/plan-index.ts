@@ -59,6 +59,8 @@ export class PlanIndex {
 
   /** The plan whose stored content has this hash (lowercase hex SHA-256), if any. */
   idOfHash(hash: string): number | undefined {
+    // A company's first sync: nothing to find (its 100,000 elements skip the checks below).
+    if (this.size === 0) return undefined;
     const odd = this.#oddByHash.get(hash);
     if (odd !== undefined) return odd;
     if (!HEX_DIGEST.test(hash)) return undefined;

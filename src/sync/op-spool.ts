@@ -191,13 +191,16 @@ export function* readOps<E, Op extends DecidedOp | SnapshotOp = DecidedOp>(
   /** At least `n` bytes from `at` in `data`, reading on (waiting for the writer); false at the end. */
   const have = (n: number): boolean => {
     while (data.length - at < n) {
+      // A new buffer (the views handed out stay as they are): the bytes not consumed yet (part
+      // of one frame) copied to its start, the file read into the rest (not read, then copied).
       const rest = data.subarray(at);
-      const chunk = Buffer.allocUnsafe(Math.max(FLUSH_BYTES, n - rest.length));
-      const limit = Math.min(chunk.length, readable() - position);
-      const got = limit > 0 ? readAt(path, chunk, limit, position) : 0;
+      const next = Buffer.allocUnsafe(rest.length + Math.max(FLUSH_BYTES, n - rest.length));
+      rest.copy(next, 0);
+      const limit = Math.min(next.length - rest.length, readable() - position);
+      const got = limit > 0 ? readAt(path, next.subarray(rest.length), limit, position) : 0;
       if (got === 0) return false;
       position += got;
-      data = rest.length ? Buffer.concat([rest, chunk.subarray(0, got)]) : chunk.subarray(0, got);
+      data = next.subarray(0, rest.length + got);
       at = 0;
     }
     return true;
