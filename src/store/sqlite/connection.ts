@@ -34,8 +34,9 @@ export function openConnection(path: string, opts: ConnectionOptions = {}): Sqli
     // WAL: readers keep reading the last committed snapshot while a sync writes.
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("synchronous = NORMAL");
-    // 32 MiB of page cache: a 100k-plan snapshot otherwise spills the default 2 MiB constantly.
-    sqlite.pragma("cache_size = -32768");
+    // 8 MiB of page cache: a 100k-plan snapshot spills the default 2 MiB constantly; 32 MiB
+    // and 256 MiB wrote as fast and the same bytes, 32 MiB held 10-25 MB more RSS for good.
+    sqlite.pragma("cache_size = -8192");
     return sqlite;
   } catch (err) {
     sqlite.close();
