@@ -158,7 +158,8 @@ describe("applying a snapshot", () => {
     const waiting = async () =>
       (
         await other.query(
-          "SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'plan_versions'::regclass AND NOT granted",
+          `SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'plan_versions'::regclass AND NOT granted
+             AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
         )
       ).rows[0].n as number;
     const until = async (n: number) => {
@@ -198,8 +199,8 @@ describe("applying a snapshot", () => {
   });
 
   it("rolls back a batch still being written when the plan throws, none of it written after", async () => {
-    // One connection: the statement the batch would send next after the ROLLBACK (it would be
-    // autocommitted: the mobile apps' upsert) is queued before the count below, on the session.
+    // One connection: a statement the batch would send after the ROLLBACK (it would be
+    // autocommitted: the next table's COPY) is queued before the count below, on the session.
     const target = databaseTarget(url);
     if (target.dialect !== "postgres") throw new Error("not postgres");
     const single = await openPostgresStore(target, { poolSize: 1 });
