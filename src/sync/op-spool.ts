@@ -12,21 +12,20 @@
  *   u32 length of the JSON | i32 length of the text (-1: none; -2: the end frame; -3: a row
  *   shape; -4: an operation without a text property) | JSON | text
  *
- * A replay writes every operation it makes here before its transaction opens (`spoolOps`), so
- * that the transaction reads no record either: a plan's rows as a sync's worker writes them,
+ * A replay writes every operation it makes here before its transaction opens
+ * (./spooled-ops.ts), so that the transaction reads no record either: a plan's rows as a sync's worker writes them,
  * its operation said (./rows-codec.ts), every other operation as JSON.
  *
  * How far the file is written is shared with the reader (`progress`, a SharedArrayBuffer:
  * bytes written, then 1 once the end frame is in), so the reader waits for the writer
  * without a message (a SQLite transaction holds the event loop).
  */
-import { closeSync, openSync, readSync, rmSync, writeSync } from "node:fs";
+import { closeSync, openSync, readSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { rawText, type SnapshotOp } from "../store/port-snapshot.js";
 import type { PlanRowSet } from "../tables/index.js";
 import type { Decided, DecidedOp } from "./fresh-decisions.js";
 import { RowsDecoder, RowsEncoder } from "./rows-codec.js";
-import { spoolDir } from "./spool.js";
 
 const FLUSH_BYTES = 1 << 20;
 const HEAD = 8;
@@ -239,41 +238,6 @@ export function* readOps<E, Op extends DecidedOp | SnapshotOp = DecidedOp>(
         ...json,
         rawJson: textLength < 0 ? null : data.toString("utf8", textStart, textEnd),
       } as Op;
-  }
-}
-
-/** Operations made before a transaction, in a file, for the transaction to read back. */
-export interface SpooledOps<E> {
-  /** Every operation, in the order made, then what their generator returned (once). */
-  read(): Generator<SnapshotOp, E>;
-  /** Deletes the file. */
-  dispose(): void;
-}
-
-/**
- * Runs `ops` to its end now, before the transaction that applies them opens: whatever reading
- * the records takes (parsing, checking, normalizing: a replay of 100,000 plans) is done without
- * the write lock, and the operations wait in a file rather than in memory (a plan's rows as
- * arrays). The transaction then only decodes and writes them.
- */
-export function spoolOps<E>(ops: Generator<SnapshotOp, E>): SpooledOps<E> {
-  const dir = spoolDir();
-  const gone = () => rmSync(dir, { recursive: true, force: true });
-  let out: OpSpoolWriter | null = null;
-  try {
-    const writer = new OpSpoolWriter(dir);
-    out = writer;
-    let step = ops.next();
-    for (; !step.done; step = ops.next()) writer.append(step.value);
-    writer.end(step.value);
-    return { read: () => readOps<E, SnapshotOp>(writer.path), dispose: gone };
-  } catch (err) {
-    // What went wrong is the error to tell, whatever the cleanup meets.
-    try {
-      out?.close();
-      gone();
-    } catch {}
-    throw err;
   }
 }
 

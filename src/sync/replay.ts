@@ -21,9 +21,9 @@ import type { SyncDeps } from "./company.js";
 import { applySnapshot, companyRun } from "./company-run.js";
 import { contentHash } from "./content-hash.js";
 import { type RunObserver, storedKey } from "./observing.js";
-import { type SpooledOps, spoolOps } from "./op-spool.js";
 import type { CompanySyncResult } from "./run.js";
 import { DEFAULT_SCHEMA, observerFor } from "./schema-settings.js";
+import { type SpooledOps, spoolOps } from "./spooled-ops.js";
 import { StoredTexts } from "./stored-texts.js";
 
 /** What a replay needs: a sync's deps but the service (it calls none). */

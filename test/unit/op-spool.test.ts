@@ -5,7 +5,8 @@ import { Worker } from "node:worker_threads";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { rawText, type SnapshotOp } from "../../src/store/port-snapshot.js";
 import type { Decided, DecidedOp } from "../../src/sync/fresh-decisions.js";
-import { beat, OpSpoolWriter, opProgress, readOps, spoolOps } from "../../src/sync/op-spool.js";
+import { beat, OpSpoolWriter, opProgress, readOps } from "../../src/sync/op-spool.js";
+import { spoolOps } from "../../src/sync/spooled-ops.js";
 import type { PlanRowSet } from "../../src/tables/index.js";
 
 const plan = (id: number, name: string) =>

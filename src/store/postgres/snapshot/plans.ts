@@ -1,8 +1,9 @@
 /**
  * Writes of a plans snapshot, a batch at a time: plan rows, child tables and versions (the
- * run's mobile apps once, at its end: `writeApps`). A batch holds each plan id once, so its statements commute (./writer.ts). Rows that
- * cannot conflict (plans no company holds, children once the old ones are deleted, versions) go
- * by COPY, one per table; rows that replace others are upserted (unnest).
+ * run's mobile apps once, at its end: `writeApps`). A batch holds each plan id once, so its
+ * statements commute (./writer.ts). Rows that cannot conflict (plans no company holds, children
+ * once the old ones are deleted, versions) go by COPY, one per table; rows that replace others
+ * are upserted (unnest).
  */
 import { getTableColumns } from "drizzle-orm";
 import { getTableConfig } from "drizzle-orm/pg-core";
