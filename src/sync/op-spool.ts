@@ -3,14 +3,15 @@
  * fresh reader's worker thread as it decides, read by the snapshot's transaction as they come
  * (the transaction then only decodes and writes them: the worker thread parses, checks and
  * normalizes on the other core meanwhile). Each is a frame: the operation without its text as
- * JSON (a plan to write: its rows as arrays, ./rows-codec.ts), then the text as UTF-8 (a
+ * JSON (a plan to write: its rows in bytes, ./rows-codec.ts, told apart by their first byte,
+ * which no JSON text starts with), then the text as UTF-8 (a
  * record's text is JSON itself: escaped inside a JSON string it would cost twice). A plan's
  * text is read back as those bytes, not made a string here: the SQLite store binds them as text
  * (about 0.2 s less on the transaction's thread per 100,000 plans). The last frame is the end:
  * what the decisions leave for the snapshot.
  *
- *   u32 length of the JSON | i32 length of the text (-1: none; -2: the end frame; -3: a row
- *   shape; -4: an operation without a text property) | JSON | text
+ *   u32 length of the JSON (or rows) | i32 length of the text (-1: none; -2: the end frame;
+ *   -3: a row shape; -4: an operation without a text property) | JSON (or rows) | text
  *
  * A replay writes every operation it makes here before its transaction opens
  * (./spooled-ops.ts), so that the transaction reads no record either: a plan's rows as a sync's worker writes them,
@@ -25,7 +26,7 @@ import { join } from "node:path";
 import { rawText, type SnapshotOp } from "../store/port-snapshot.js";
 import type { PlanRowSet } from "../tables/index.js";
 import type { Decided, DecidedOp } from "./fresh-decisions.js";
-import { RowsDecoder, RowsEncoder } from "./rows-codec.js";
+import { ROWS_MARK, RowsDecoder, RowsEncoder } from "./rows-codec.js";
 
 const FLUSH_BYTES = 1 << 20;
 const HEAD = 8;
@@ -33,7 +34,6 @@ const NO_TEXT = -1;
 const END = -2;
 const SHAPE = -3;
 const NO_TEXT_KEY = -4;
-const OPEN_BRACKET = 0x5b;
 /**
  * The reader gives up on a writer whose heartbeat stood still this long: a thread gone (out of
  * memory) cannot say so while a SQLite transaction holds the event loop that would hear it.
@@ -126,8 +126,8 @@ export class OpSpoolWriter {
     closeSync(this.#fd);
   }
 
-  #frame(json: string, text: string | null, kind = NO_TEXT): void {
-    const j = Buffer.from(json);
+  #frame(json: string | Buffer, text: string | null, kind = NO_TEXT): void {
+    const j = typeof json === "string" ? Buffer.from(json) : json;
     const t = text === null ? null : Buffer.from(text);
     const head = Buffer.allocUnsafe(HEAD);
     head.writeUInt32LE(j.length, 0);
@@ -211,19 +211,11 @@ export function* readOps<E, Op extends DecidedOp | SnapshotOp = DecidedOp>(
     const frame = HEAD + jsonLength + Math.max(0, textLength);
     if (!have(frame)) throw new Error(`the decided operations' file ends inside an operation (${path})`);
     const start = at + HEAD;
-    const source = data.toString("utf8", start, start + jsonLength);
     at += frame;
-    if (textLength === END) return JSON.parse(source, numbersKept) as E;
-    // A plan's rows (an array) as they are; any other operation may carry an observation's extremes.
-    const json = data[start] === OPEN_BRACKET ? JSON.parse(source) : JSON.parse(source, numbersKept);
-    if (textLength === SHAPE) {
-      rows.shape(json[0], json[1]);
-      continue;
-    }
     const textStart = start + jsonLength;
     const textEnd = start + frame - HEAD;
-    if (Array.isArray(json)) {
-      const { rows: plan, hash, op } = rows.decode(json);
+    if (data[start] === ROWS_MARK) {
+      const { rows: plan, hash, op } = rows.decode(data, start);
       if (op === "plan.renormalize") {
         yield { op, plan } as unknown as Op;
         continue;
@@ -232,7 +224,13 @@ export function* readOps<E, Op extends DecidedOp | SnapshotOp = DecidedOp>(
         throw new Error(`the decided operations' file holds a plan without its text (${path})`);
       // The text's bytes as written (a view: `data` is never written to again), no string made.
       yield { op, plan, rawJson: data.subarray(textStart, textEnd), hash } as Op;
-    } else if (textLength === NO_TEXT_KEY) yield json as Op;
+      continue;
+    }
+    // Any other operation, and the end frame, may carry an observation's extremes.
+    const json = JSON.parse(data.toString("utf8", start, textStart), numbersKept);
+    if (textLength === END) return json as E;
+    if (textLength === SHAPE) rows.shape(json[0], json[1]);
+    else if (textLength === NO_TEXT_KEY) yield json as Op;
     else
       yield {
         ...json,

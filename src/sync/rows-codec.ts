@@ -1,15 +1,23 @@
 /**
- * A plan's rows (PlanRowSet) as compact JSON for the decided operations' file (./op-spool.ts):
- * each row an array of its values, in the order of its shape (its keys, said once per file).
- * Decoding that is about half the bytes and work of decoding objects keyed by name, and the
- * decoding is what the snapshot's transaction pays for each plan the worker thread read.
+ * A plan's rows (PlanRowSet) in bytes for the decided operations' file (./op-spool.ts): each row
+ * its shape's id, then its values in the order of the shape's keys (said once per file, as JSON:
+ * see `onShape`), each value as ./row-values.ts writes it. Decoding that is what the snapshot's
+ * transaction pays for each plan the worker thread read; it makes each row's object at once,
+ * with no array or JSON text between.
  *
- *   [hash, plan row, [day rows], [resolution rows], ..., [plan mobile app rows](, op)]
- *   a row: [shape id, value, value, ...]
+ *   ROWS_MARK | hash | plan row | for each list: u32 count, its rows | operation or null
+ *   a row: u16 shape id, its values
  *
  * The operation is said only when it is not the sync's `plan.write` (a replay's).
  */
 import type { PlanRowSet } from "../tables/index.js";
+import { ValueReader, ValueWriter } from "./row-values.js";
+
+/** The first byte of an encoded row set: no JSON text starts with it. */
+export const ROWS_MARK = 0x01;
+
+/** Row shapes a file may hold (a u16 each). */
+const MAX_SHAPES = 0xffff;
 
 /** The lists of a PlanRowSet, in the encoded order (the compiler checks every one is here). */
 const LISTS = [
@@ -31,37 +39,44 @@ type Row = Record<string, unknown>;
 /** Shapes met by an encoder: a new one is handed to `onShape` (to be written before its rows). */
 export class RowsEncoder {
   readonly #shapes: string[][] = [];
-  /** Per shape, a compiled function from a row of it to its array. */
-  readonly #encoders: ((row: Row) => unknown[])[] = [];
+  /** Per shape, a compiled function that writes a row of it (its id, then its values). */
+  readonly #encoders: ((w: ValueWriter, row: Row) => void)[] = [];
   /** The last shape of each position in the row set (rows of one list share theirs). */
   readonly #last: number[] = [];
+  readonly #w = new ValueWriter();
 
   constructor(private readonly onShape: (id: number, keys: string[]) => void) {}
 
-  /** The JSON of a plan's rows, its content hash and, when another than `plan.write`, its operation. */
-  encode(rows: PlanRowSet, hash: string, op?: string): string {
-    const out: unknown[] = [hash, this.#row(rows.plan as Row, 0)];
+  /** A plan's rows, its content hash and, when another than `plan.write`, its operation: a new buffer. */
+  encode(rows: PlanRowSet, hash: string, op?: string): Buffer {
+    const w = this.#w;
+    w.at = 0;
+    w.need(1);
+    w.buf[w.at++] = ROWS_MARK;
+    w.value(hash);
+    this.#row(rows.plan as Row, 0);
     for (let i = 0; i < LISTS.length; i++) {
       const list = rows[LISTS[i] as (typeof LISTS)[number]] as Row[];
-      const encoded = new Array<unknown[]>(list.length);
-      for (let j = 0; j < list.length; j++) encoded[j] = this.#row(list[j] as Row, i + 1);
-      out.push(encoded);
+      w.u32(list.length);
+      for (let j = 0; j < list.length; j++) this.#row(list[j] as Row, i + 1);
     }
-    if (op !== undefined) out.push(op);
-    return JSON.stringify(out);
+    w.value(op ?? null);
+    return Buffer.from(w.buf.subarray(0, w.at));
   }
 
-  #row(row: Row, slot: number): unknown[] {
+  #row(row: Row, slot: number): void {
     const keys = Object.keys(row);
     const last = this.#last[slot];
     const id =
       last !== undefined && sameKeys(this.#shapes[last] as string[], keys) ? last : this.#shapeOf(keys, slot);
-    return (this.#encoders[id] as (row: Row) => unknown[])(row);
+    (this.#encoders[id] as (w: ValueWriter, row: Row) => void)(this.#w, row);
   }
 
   #shapeOf(keys: string[], slot: number): number {
     let id = this.#shapes.findIndex((s) => sameKeys(s, keys));
     if (id < 0) {
+      if (this.#shapes.length >= MAX_SHAPES)
+        throw new Error(`plan rows of more than ${MAX_SHAPES} shapes in one decided operations' file`);
       id = this.#shapes.push(keys) - 1;
       this.#encoders[id] = encoder(id, keys);
       this.onShape(id, keys);
@@ -72,14 +87,17 @@ export class RowsEncoder {
 }
 
 /**
- * `[id, row[key] ?? null, ...]` in the shape's key order, compiled once per shape, instead of
- * copying each row's values key by key (its keys are still compared with the shape's): 15-40%
- * less of the worker thread's encoding (a million rows per 100k plans). Any key is safe in it:
- * each is a JSON string literal.
+ * `w.u16(id); w.value(row[key]); ...` in the shape's key order, compiled once per shape, instead
+ * of walking each row's keys (its keys are still compared with the shape's): about a third less
+ * of the worker thread's encoding (a million rows per 100k plans). Any key is safe in it: each
+ * is a JSON string literal.
  */
-function encoder(id: number, keys: readonly string[]): (row: Row) => unknown[] {
-  const values = keys.map((k) => `r[${JSON.stringify(k)}] ?? null`);
-  return new Function("r", `return [${[String(id), ...values].join(", ")}];`) as (row: Row) => unknown[];
+function encoder(id: number, keys: readonly string[]): (w: ValueWriter, row: Row) => void {
+  const values = keys.map((k) => `w.value(r[${JSON.stringify(k)}]);`);
+  return new Function("w", "r", [`w.u16(${id});`, ...values].join("\n")) as (
+    w: ValueWriter,
+    row: Row,
+  ) => void;
 }
 
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
@@ -90,48 +108,48 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
 
 /** Rows back as objects: one compiled maker per shape (keys are our own column names). */
 export class RowsDecoder {
-  readonly #makers: ((values: unknown[]) => Row)[] = [];
+  readonly #makers: ((r: ValueReader) => Row)[] = [];
+  readonly #r = new ValueReader();
 
   shape(id: number, keys: readonly string[]): void {
     this.#makers[id] = maker(keys);
   }
 
-  /** A plan's rows, its content hash and its operation, from `RowsEncoder.encode`'s JSON, parsed. */
-  decode(encoded: unknown[]): { rows: PlanRowSet; hash: string; op: string } {
-    const rows = { plan: this.#row(encoded[1] as unknown[]) } as Record<string, unknown>;
-    LISTS.forEach((list, i) => {
-      rows[list] = (encoded[i + 2] as unknown[][]).map((r) => this.#row(r));
-    });
-    const op = (encoded[LISTS.length + 2] as string | undefined) ?? "plan.write";
-    return { rows: rows as unknown as PlanRowSet, hash: encoded[0] as string, op };
+  /** A plan's rows, its content hash and its operation, from `RowsEncoder.encode`'s bytes in `buf` from `at`. */
+  decode(buf: Buffer, at: number): { rows: PlanRowSet; hash: string; op: string } {
+    const r = this.#r;
+    r.reset(buf, at);
+    if (buf[at] !== ROWS_MARK)
+      throw new Error("the decided operations' file holds plan rows without their mark");
+    r.at++;
+    const hash = r.value() as string;
+    const rows = { plan: this.#row() } as Record<string, unknown>;
+    for (const list of LISTS) {
+      const out = new Array<Row>(r.u32());
+      for (let j = 0; j < out.length; j++) out[j] = this.#row();
+      rows[list] = out;
+    }
+    const op = (r.value() as string | null) ?? "plan.write";
+    return { rows: rows as unknown as PlanRowSet, hash, op };
   }
 
-  #row(values: unknown[]): Row {
-    const make = this.#makers[values[0] as number];
-    if (!make)
-      throw new Error(`the decided operations' file uses row shape ${String(values[0])} before saying it`);
-    return make(values);
+  #row(): Row {
+    const id = this.#r.u16();
+    const make = this.#makers[id];
+    if (!make) throw new Error(`the decided operations' file uses row shape ${id} before saying it`);
+    return make(this.#r);
   }
 }
 
-const PLAIN_KEY = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
-function maker(keys: readonly string[]): (values: unknown[]) => Row {
-  if (keys.every((k) => PLAIN_KEY.test(k) && k !== "__proto__"))
-    // An object literal of fixed keys: one hidden class for every row of the shape.
-    return new Function("v", `return { ${keys.map((k, i) => `${k}: v[${i + 1}]`).join(", ")} };`) as (
-      values: unknown[],
-    ) => Row;
-  return (values) => {
-    const row: Row = {};
-    keys.forEach((k, i) => {
-      Object.defineProperty(row, k, {
-        value: values[i + 1],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    });
-    return row;
-  };
+/**
+ * An object literal of the shape's keys, each value read in turn (a literal's values are
+ * evaluated in order): one hidden class for every row of the shape. A key is a JSON string
+ * literal; `__proto__` is computed, so that it is an own key as any other (a quoted one would set
+ * the prototype).
+ */
+function maker(keys: readonly string[]): (r: ValueReader) => Row {
+  const props = keys.map(
+    (k) => `${k === "__proto__" ? `[${JSON.stringify(k)}]` : JSON.stringify(k)}: r.value()`,
+  );
+  return new Function("r", `return { ${props.join(", ")} };`) as (r: ValueReader) => Row;
 }

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { rawText, type SnapshotOp } from "../../src/store/port-snapshot.js";
 import type { Decided, DecidedOp } from "../../src/sync/fresh-decisions.js";
 import { beat, OpSpoolWriter, opProgress, readOps } from "../../src/sync/op-spool.js";
+import { RowsEncoder } from "../../src/sync/rows-codec.js";
 import { spoolOps } from "../../src/sync/spooled-ops.js";
 import type { PlanRowSet } from "../../src/tables/index.js";
 
@@ -157,19 +158,18 @@ describe("the decided operations' file", () => {
   });
 
   it("refuses a plan whose frame carries no text", () => {
-    const frame = (json: unknown, kind: number) => {
-      const j = Buffer.from(JSON.stringify(json));
+    const frame = (body: string | Buffer, kind: number) => {
+      const j = Buffer.from(body);
       const head = Buffer.alloc(8);
       head.writeUInt32LE(j.length, 0);
       head.writeInt32LE(kind, 4);
       return Buffer.concat([head, j]);
     };
+    const shapes: Buffer[] = [];
+    const encoder = new RowsEncoder((id, keys) => shapes.push(frame(JSON.stringify([id, keys]), -3)));
+    const rows = encoder.encode(plan(1, "a"), "h");
     const path = join(dir, "decided.bin");
-    const lists = [[], [], [], [], [], [], [], []];
-    writeFileSync(
-      path,
-      Buffer.concat([frame([0, ["id"]], -3), frame(["h", [0, 1], ...lists], -1), frame("end", -2)]),
-    );
+    writeFileSync(path, Buffer.concat([...shapes, frame(rows, -1), frame('"end"', -2)]));
     expect(() => drain(readOps(path))).toThrow(/holds a plan without its text/);
   });
 
