@@ -4,11 +4,11 @@
  * (the transaction then only decodes and writes them: the worker thread parses, checks and
  * normalizes on the other core meanwhile). Each is a frame: the operation without its text as
  * JSON (a plan to write: its rows in bytes, ./rows-codec.ts, told apart by their first byte,
- * which no JSON text starts with), then the text as UTF-8 (a
- * record's text is JSON itself: escaped inside a JSON string it would cost twice). A plan's
- * text is read back as those bytes, not made a string here: the SQLite store binds them as text
- * (about 0.2 s less on the transaction's thread per 100,000 plans). The last frame is the end:
- * what the decisions leave for the snapshot.
+ * which no JSON text starts with), then the text as UTF-8 (a record's text is JSON itself:
+ * escaped inside a JSON string it would cost twice). A plan's text is read back as those bytes,
+ * not made a string here: the SQLite store binds them as text (about 0.2 s less on the
+ * transaction's thread per 100,000 plans). The last frame is the end: what the decisions leave
+ * for the snapshot.
  *
  *   u32 length of the JSON (or rows) | i32 length of the text (-1: none; -2: the end frame;
  *   -3: a row shape; -4: an operation without a text property) | JSON (or rows) | text
@@ -215,7 +215,7 @@ export function* readOps<E, Op extends DecidedOp | SnapshotOp = DecidedOp>(
     const textStart = start + jsonLength;
     const textEnd = start + frame - HEAD;
     if (data[start] === ROWS_MARK) {
-      const { rows: plan, hash, op } = rows.decode(data, start);
+      const { rows: plan, hash, op } = rows.decode(data, start, textStart);
       if (op === "plan.renormalize") {
         yield { op, plan } as unknown as Op;
         continue;

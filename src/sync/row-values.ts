@@ -6,9 +6,10 @@
  * and no array is made for a row (100,000 plans, a million rows: encoding 480 against 900-1,100
  * ms, decoding 175-200 against 400-430 ms).
  *
- * Every value comes back as it went, or as JSON would give it back (undefined: null; an object:
- * through JSON). Numbers keep -0, NaN and the infinities (JSON would make them 0 or null); a
- * string with a lone surrogate keeps it (as UTF-16: UTF-8 has no bytes for it).
+ * Every value comes back as it went, or as JSON would give it back (undefined: null; an object
+ * or array: through JSON, so the numbers inside it as JSON gives them). A number that is the
+ * value itself keeps -0, NaN and the infinities (JSON would make them 0 or null); a string with
+ * a lone surrogate keeps it, as JSON's escapes did (here as UTF-16: UTF-8 has no bytes for it).
  */
 
 const NULL = 0;
@@ -27,12 +28,26 @@ const JSON_VALUE = 8;
 
 /** Strings up to this length are tried as ASCII, byte by byte (a native call costs more). */
 const SHORT = 64;
+/** The ASCII tag says its length in one byte. */
+const _shortFitsAByte: true = SHORT <= 0xff ? true : (undefined as never);
+void _shortFitsAByte;
+/** Past this, the writer's buffer goes back to its first size once a plan is out (`trim`). */
+const KEEP_BYTES = 1024 * 1024;
+const FIRST_BYTES = 64 * 1024;
 
 /** A growing buffer of encoded values. */
 export class ValueWriter {
-  buf = Buffer.allocUnsafe(64 * 1024);
+  buf = Buffer.allocUnsafe(FIRST_BYTES);
   at = 0;
   #view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
+
+  /** Starts again at 0, with the first buffer's size again if a long value grew it past KEEP_BYTES. */
+  restart(): void {
+    this.at = 0;
+    if (this.buf.length <= KEEP_BYTES) return;
+    this.buf = Buffer.allocUnsafe(FIRST_BYTES);
+    this.#view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.length);
+  }
 
   /** Room for `n` more bytes. */
   need(n: number): void {
@@ -114,28 +129,43 @@ export class ValueWriter {
   }
 }
 
-/** Reads values from a buffer, from `at` on. */
+/** Reads values from a buffer, from `at` on, up to `end`. */
 export class ValueReader {
   buf: Buffer = Buffer.alloc(0);
   at = 0;
+  /** Where the values read begin (errors count from there) and end. */
+  start = 0;
+  end = 0;
   #view = new DataView(this.buf.buffer);
 
-  /** Reads from `buf` at `at` (its view made again only for another buffer). */
-  reset(buf: Buffer, at: number): void {
+  /** Reads from `buf` between `at` and `end` (the view made again only for another buffer). */
+  reset(buf: Buffer, at: number, end: number): void {
     if (buf !== this.buf) {
       this.buf = buf;
       this.#view = new DataView(buf.buffer, buf.byteOffset, buf.length);
     }
+    if (end > buf.length) throw new Error(`values to read up to byte ${end} of ${buf.length}`);
     this.at = at;
+    this.start = at;
+    this.end = end;
+  }
+
+  /** An error at `at`, counted from where the values begin. */
+  problem(what: string, at = this.at): Error {
+    return new Error(
+      `the decided operations' file holds ${what} at byte ${at - this.start} of a plan's rows`,
+    );
   }
 
   u16(): number {
+    if (this.at + 2 > this.end) throw this.problem("rows past its frame's end");
     const n = this.#view.getUint16(this.at, true);
     this.at += 2;
     return n;
   }
 
   u32(): number {
+    if (this.at + 4 > this.end) throw this.problem("rows past its frame's end");
     const n = this.#view.getUint32(this.at, true);
     this.at += 4;
     return n;
@@ -143,6 +173,7 @@ export class ValueReader {
 
   value(): unknown {
     const at = this.at;
+    if (at >= this.end) throw this.problem("rows past its frame's end");
     const tag = this.buf[at];
     switch (tag) {
       case NULL:
@@ -162,6 +193,7 @@ export class ValueReader {
         return this.#view.getFloat64(at + 1, true);
       case ASCII: {
         const end = at + 2 + (this.buf[at + 1] as number);
+        if (end > this.end) throw this.problem("a string past its frame's end", at);
         this.at = end;
         return this.buf.toString("latin1", at + 2, end);
       }
@@ -169,14 +201,13 @@ export class ValueReader {
       case UTF16:
       case JSON_VALUE: {
         const end = at + 5 + this.#view.getUint32(at + 1, true);
+        if (end > this.end) throw this.problem("a string past its frame's end", at);
         this.at = end;
         const s = this.buf.toString(tag === UTF16 ? "utf16le" : "utf8", at + 5, end);
         return tag === JSON_VALUE ? JSON.parse(s) : s;
       }
       default:
-        throw new Error(
-          `the decided operations' file holds an unknown value tag ${String(tag)} at byte ${at}`,
-        );
+        throw this.problem(`an unknown value tag ${String(tag)}`, at);
     }
   }
 }

@@ -45,12 +45,16 @@ export class RowsEncoder {
   readonly #last: number[] = [];
   readonly #w = new ValueWriter();
 
-  constructor(private readonly onShape: (id: number, keys: string[]) => void) {}
+  /** `maxShapes`: how many shapes one file may hold (a u16 each; fewer only in tests). */
+  constructor(
+    private readonly onShape: (id: number, keys: string[]) => void,
+    private readonly maxShapes = MAX_SHAPES,
+  ) {}
 
   /** A plan's rows, its content hash and, when another than `plan.write`, its operation: a new buffer. */
   encode(rows: PlanRowSet, hash: string, op?: string): Buffer {
     const w = this.#w;
-    w.at = 0;
+    w.restart();
     w.need(1);
     w.buf[w.at++] = ROWS_MARK;
     w.value(hash);
@@ -75,8 +79,8 @@ export class RowsEncoder {
   #shapeOf(keys: string[], slot: number): number {
     let id = this.#shapes.findIndex((s) => sameKeys(s, keys));
     if (id < 0) {
-      if (this.#shapes.length >= MAX_SHAPES)
-        throw new Error(`plan rows of more than ${MAX_SHAPES} shapes in one decided operations' file`);
+      if (this.#shapes.length >= this.maxShapes)
+        throw new Error(`plan rows of more than ${this.maxShapes} shapes in one decided operations' file`);
       id = this.#shapes.push(keys) - 1;
       this.#encoders[id] = encoder(id, keys);
       this.onShape(id, keys);
@@ -106,7 +110,7 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
-/** Rows back as objects: one compiled maker per shape (keys are our own column names). */
+/** Rows back as objects: one compiled maker per shape. */
 export class RowsDecoder {
   readonly #makers: ((r: ValueReader) => Row)[] = [];
   readonly #r = new ValueReader();
@@ -115,28 +119,37 @@ export class RowsDecoder {
     this.#makers[id] = maker(keys);
   }
 
-  /** A plan's rows, its content hash and its operation, from `RowsEncoder.encode`'s bytes in `buf` from `at`. */
-  decode(buf: Buffer, at: number): { rows: PlanRowSet; hash: string; op: string } {
+  /**
+   * A plan's rows, its content hash and its operation, from `RowsEncoder.encode`'s bytes in `buf`
+   * from `at` to `end` (they must end there).
+   */
+  decode(buf: Buffer, at: number, end: number): { rows: PlanRowSet; hash: string; op: string } {
     const r = this.#r;
-    r.reset(buf, at);
-    if (buf[at] !== ROWS_MARK)
-      throw new Error("the decided operations' file holds plan rows without their mark");
+    r.reset(buf, at, end);
+    if (buf[at] !== ROWS_MARK) throw r.problem("plan rows without their mark");
     r.at++;
     const hash = r.value() as string;
     const rows = { plan: this.#row() } as Record<string, unknown>;
     for (const list of LISTS) {
-      const out = new Array<Row>(r.u32());
+      const count = r.u32();
+      // A row takes two bytes at least: a count past that is no count of this frame.
+      if (count * 2 > end - r.at) throw r.problem(`a list of ${count} rows past its frame's end`, r.at - 4);
+      const out = new Array<Row>(count);
       for (let j = 0; j < out.length; j++) out[j] = this.#row();
       rows[list] = out;
     }
     const op = (r.value() as string | null) ?? "plan.write";
+    if (r.at !== end)
+      throw new Error(
+        `the decided operations' file holds plan rows of ${r.at - at} bytes in a frame of ${end - at}`,
+      );
     return { rows: rows as unknown as PlanRowSet, hash, op };
   }
 
   #row(): Row {
     const id = this.#r.u16();
     const make = this.#makers[id];
-    if (!make) throw new Error(`the decided operations' file uses row shape ${id} before saying it`);
+    if (!make) throw this.#r.problem(`row shape ${id}, not said before,`, this.#r.at - 2);
     return make(this.#r);
   }
 }
