@@ -179,6 +179,52 @@ describe("applying a snapshot", () => {
     expect(rows).toEqual([{ id: 3 }, { id: 7 }]);
   });
 
+  it("locks a run's mobile apps in id order, whatever order its list met them in", async () => {
+    // A third session holds app 7's row. Run A met 7 before 3, run B 3 before 7. In id order, A
+    // takes 3 and waits for 7, B waits for 3: once 7 is free, A ends, then B. In list order, A
+    // would wait for 7 holding nothing and B would take 3, then wait for 7: once 7 is free, A
+    // takes it and waits for B's 3 while B waits for A's 7, a deadlock.
+    const withApps = (companyId: number, ids: number[], apps: number[]) =>
+      function* (): Generator<SnapshotOp> {
+        for (const [k, id] of ids.entries()) {
+          const n = plan(id, `p${id}`, companyId);
+          n.mobileApps = [{ ...(n.mobileApps[0] as object), id: apps[k] as number }];
+          n.planMobileApps = [{ planId: id, operatingSystem: "android", mobileAppId: apps[k] as number }];
+          yield { op: "plan.insert", plan: n, rawJson: raw(id, `p${id}`), hash: hashOf(id, `p${id}`) };
+        }
+      };
+    // Both apps exist, so that a run's upsert waits on the row, not on the insert of a key.
+    await applyOps(store, T1, withApps(COMPANY, [1, 2], [3, 7]));
+    /** Sessions of this database waiting for a lock (the statistics are read afresh each time). */
+    const waiting = async () => {
+      await other.query("SELECT pg_stat_clear_snapshot()");
+      const { rows } = await other.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
+      return rows[0].n as number;
+    };
+    const until = async (n: number) => {
+      while ((await waiting()) < n) await new Promise((r) => setTimeout(r, 10));
+    };
+    await other.query("BEGIN");
+    await other.query("SELECT 1 FROM mobile_apps WHERE id = 7 FOR UPDATE");
+    const a = applyOps(store, T2, withApps(COMPANY, [11, 12], [7, 3]));
+    await until(1);
+    const b = applyOps(store, T2, withApps(OTHER_COMPANY, [100_011, 100_012], [3, 7]), {
+      companyId: OTHER_COMPANY,
+    });
+    await until(2);
+    await other.query("COMMIT");
+    // Each run's outcome: a deadlock would say so here.
+    const outcomes = (await Promise.allSettled([a, b])).map((r) =>
+      r.status === "fulfilled" ? "applied" : String(r.reason),
+    );
+    expect(outcomes).toEqual(["applied", "applied"]);
+    const { rows } = await other.query("SELECT count(*)::int AS n FROM plans");
+    expect(rows).toEqual([{ n: 6 }]);
+  });
+
   it("rolls back everything written so far when aborted mid-snapshot, and says why", async () => {
     const abort = new AbortController();
     const why = new Error("the process is stopping");
