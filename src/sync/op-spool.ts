@@ -214,8 +214,8 @@ export function* readOps<E, Op extends DecidedOp | SnapshotOp = DecidedOp>(
     at += frame;
     const textStart = start + jsonLength;
     const textEnd = start + frame - HEAD;
-    if (data[start] === ROWS_MARK) {
-      const { rows: plan, hash, op } = rows.decode(data, start, textStart);
+    if (jsonLength > 0 && data[start] === ROWS_MARK) {
+      const { rows: plan, hash, op } = decodeRows(rows, data, start, textStart, position - data.length, path);
       if (op === "plan.renormalize") {
         yield { op, plan } as unknown as Op;
         continue;
@@ -236,6 +236,25 @@ export function* readOps<E, Op extends DecidedOp | SnapshotOp = DecidedOp>(
         ...json,
         rawJson: textLength < 0 ? null : data.toString("utf8", textStart, textEnd),
       } as Op;
+  }
+}
+
+/** A frame's plan rows; a frame that holds no such rows is refused, saying where it is in the file. */
+function decodeRows(
+  rows: RowsDecoder,
+  data: Buffer,
+  start: number,
+  end: number,
+  dataAt: number,
+  path: string,
+): ReturnType<RowsDecoder["decode"]> {
+  try {
+    return rows.decode(data, start, end);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new Error(
+      `the decided operations' file holds a bad frame at byte ${dataAt + start - HEAD} (${path}): ${why}`,
+    );
   }
 }
 

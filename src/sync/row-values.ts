@@ -26,12 +26,12 @@ const UTF16 = 7;
 /** u32 byte length, then the value's JSON in UTF-8 (an object or array). */
 const JSON_VALUE = 8;
 
-/** Strings up to this length are tried as ASCII, byte by byte (a native call costs more). */
+/**
+ * Strings up to this length are tried as ASCII, byte by byte (a native call costs more). The
+ * ASCII tag says the length in one byte: at most 255 (a test encodes 255 and 256 characters).
+ */
 const SHORT = 64;
-/** The ASCII tag says its length in one byte. */
-const _shortFitsAByte: true = SHORT <= 0xff ? true : (undefined as never);
-void _shortFitsAByte;
-/** Past this, the writer's buffer goes back to its first size once a plan is out (`trim`). */
+/** Past this, the writer's buffer goes back to its first size once a plan is out (`restart`). */
 const KEEP_BYTES = 1024 * 1024;
 const FIRST_BYTES = 64 * 1024;
 
@@ -144,7 +144,8 @@ export class ValueReader {
       this.buf = buf;
       this.#view = new DataView(buf.buffer, buf.byteOffset, buf.length);
     }
-    if (end > buf.length) throw new Error(`values to read up to byte ${end} of ${buf.length}`);
+    if (!(at <= end && end <= buf.length))
+      throw new Error(`plan rows from byte ${at} to ${end} of a buffer of ${buf.length} bytes`);
     this.at = at;
     this.start = at;
     this.end = end;
@@ -152,20 +153,23 @@ export class ValueReader {
 
   /** An error at `at`, counted from where the values begin. */
   problem(what: string, at = this.at): Error {
-    return new Error(
-      `the decided operations' file holds ${what} at byte ${at - this.start} of a plan's rows`,
-    );
+    return new Error(`${what} at byte ${at - this.start} of plan rows of ${this.end - this.start} bytes`);
   }
 
-  u16(): number {
-    if (this.at + 2 > this.end) throw this.problem("rows past its frame's end");
+  /** `n` more bytes from `at` are the rows' own (not the frame's text or the next frame). */
+  #within(n: number, what: string, at = this.at): void {
+    if (at + n > this.end) throw this.problem(`${what} past the rows' end`, at);
+  }
+
+  u16(what: string): number {
+    this.#within(2, what);
     const n = this.#view.getUint16(this.at, true);
     this.at += 2;
     return n;
   }
 
-  u32(): number {
-    if (this.at + 4 > this.end) throw this.problem("rows past its frame's end");
+  u32(what: string): number {
+    this.#within(4, what);
     const n = this.#view.getUint32(this.at, true);
     this.at += 4;
     return n;
@@ -173,7 +177,7 @@ export class ValueReader {
 
   value(): unknown {
     const at = this.at;
-    if (at >= this.end) throw this.problem("rows past its frame's end");
+    this.#within(1, "a value");
     const tag = this.buf[at];
     switch (tag) {
       case NULL:
@@ -186,22 +190,26 @@ export class ValueReader {
         this.at = at + 1;
         return true;
       case INT32:
+        this.#within(5, "a number", at);
         this.at = at + 5;
         return this.#view.getInt32(at + 1, true);
       case FLOAT64:
+        this.#within(9, "a number", at);
         this.at = at + 9;
         return this.#view.getFloat64(at + 1, true);
       case ASCII: {
+        this.#within(2, "a string", at);
         const end = at + 2 + (this.buf[at + 1] as number);
-        if (end > this.end) throw this.problem("a string past its frame's end", at);
+        this.#within(end - at, "a string", at);
         this.at = end;
         return this.buf.toString("latin1", at + 2, end);
       }
       case UTF8:
       case UTF16:
       case JSON_VALUE: {
+        this.#within(5, "a string", at);
         const end = at + 5 + this.#view.getUint32(at + 1, true);
-        if (end > this.end) throw this.problem("a string past its frame's end", at);
+        this.#within(end - at, "a string", at);
         this.at = end;
         const s = this.buf.toString(tag === UTF16 ? "utf16le" : "utf8", at + 5, end);
         return tag === JSON_VALUE ? JSON.parse(s) : s;

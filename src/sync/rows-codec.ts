@@ -54,7 +54,6 @@ export class RowsEncoder {
   /** A plan's rows, its content hash and, when another than `plan.write`, its operation: a new buffer. */
   encode(rows: PlanRowSet, hash: string, op?: string): Buffer {
     const w = this.#w;
-    w.restart();
     w.need(1);
     w.buf[w.at++] = ROWS_MARK;
     w.value(hash);
@@ -65,7 +64,9 @@ export class RowsEncoder {
       for (let j = 0; j < list.length; j++) this.#row(list[j] as Row, i + 1);
     }
     w.value(op ?? null);
-    return Buffer.from(w.buf.subarray(0, w.at));
+    const out = Buffer.from(w.buf.subarray(0, w.at));
+    w.restart();
+    return out;
   }
 
   #row(row: Row, slot: number): void {
@@ -126,28 +127,28 @@ export class RowsDecoder {
   decode(buf: Buffer, at: number, end: number): { rows: PlanRowSet; hash: string; op: string } {
     const r = this.#r;
     r.reset(buf, at, end);
-    if (buf[at] !== ROWS_MARK) throw r.problem("plan rows without their mark");
+    if (at >= end || buf[at] !== ROWS_MARK) throw r.problem("plan rows without their mark", at);
     r.at++;
-    const hash = r.value() as string;
+    const hash = r.value();
+    if (typeof hash !== "string") throw r.problem("a content hash that is no string", at + 1);
     const rows = { plan: this.#row() } as Record<string, unknown>;
     for (const list of LISTS) {
-      const count = r.u32();
-      // A row takes two bytes at least: a count past that is no count of this frame.
-      if (count * 2 > end - r.at) throw r.problem(`a list of ${count} rows past its frame's end`, r.at - 4);
+      const count = r.u32(`the count of ${list}`);
+      // A row takes two bytes at least: a count past that is no count of these rows.
+      if (count * 2 > end - r.at) throw r.problem(`${count} rows of ${list} past the rows' end`, r.at - 4);
       const out = new Array<Row>(count);
-      for (let j = 0; j < out.length; j++) out[j] = this.#row();
+      for (let j = 0; j < count; j++) out[j] = this.#row();
       rows[list] = out;
     }
-    const op = (r.value() as string | null) ?? "plan.write";
-    if (r.at !== end)
-      throw new Error(
-        `the decided operations' file holds plan rows of ${r.at - at} bytes in a frame of ${end - at}`,
-      );
+    const opAt = r.at;
+    const op = r.value() ?? "plan.write";
+    if (typeof op !== "string" || op === "") throw r.problem("an operation that is no name", opAt);
+    if (r.at !== end) throw r.problem("the rows' end, before the frame's", r.at);
     return { rows: rows as unknown as PlanRowSet, hash, op };
   }
 
   #row(): Row {
-    const id = this.#r.u16();
+    const id = this.#r.u16("a row's shape");
     const make = this.#makers[id];
     if (!make) throw this.#r.problem(`row shape ${id}, not said before,`, this.#r.at - 2);
     return make(this.#r);

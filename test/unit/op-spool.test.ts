@@ -173,6 +173,30 @@ describe("the decided operations' file", () => {
     expect(() => drain(readOps(path))).toThrow(/holds a plan without its text/);
   });
 
+  it("refuses a frame of bad plan rows, saying where it is in the file", () => {
+    const frame = (body: Buffer | string, kind: number) => {
+      const j = Buffer.from(body);
+      const head = Buffer.alloc(8);
+      head.writeUInt32LE(j.length, 0);
+      head.writeInt32LE(kind, 4);
+      return Buffer.concat([head, j]);
+    };
+    const shapes: Buffer[] = [];
+    const encoder = new RowsEncoder((id, keys) => shapes.push(frame(JSON.stringify([id, keys]), -3)));
+    const rows = encoder.encode(plan(1, "a"), "h");
+    // The rows one byte short in their frame: the last byte is taken for the frame's text.
+    const short = frame(rows.subarray(0, rows.length - 1), 1);
+    const before = Buffer.concat(shapes);
+    const path = join(dir, "decided.bin");
+    writeFileSync(
+      path,
+      Buffer.concat([before, short, Buffer.from([rows[rows.length - 1] as number]), frame('"end"', -2)]),
+    );
+    expect(() => drain(readOps(path))).toThrow(
+      `the decided operations' file holds a bad frame at byte ${before.length} (${path}): a value past the rows' end`,
+    );
+  });
+
   it("keeps the numbers JSON has no text for in the end frame (an observation's extremes)", () => {
     const w = new OpSpoolWriter(dir);
     w.end({

@@ -93,25 +93,64 @@ describe("plan rows in bytes", () => {
     const encoder = new RowsEncoder(() => {});
     const bytes = encoder.encode(rowSet({ id: 1 }), "h");
     expect(() => new RowsDecoder().decode(bytes, 0, bytes.length)).toThrow(
-      /holds row shape 0, not said before, at byte 4 of a plan's rows/,
+      new RegExp(`^row shape 0, not said before, at byte 4 of plan rows of ${bytes.length} bytes$`),
     );
     expect(() => new RowsDecoder().decode(Buffer.from('["h"]'), 0, 5)).toThrow(/without their mark/);
+    expect(() => new RowsDecoder().decode(bytes, 2, 2)).toThrow(/without their mark at byte 0/);
   });
 
-  it("holds the rows to their frame: one byte short or long is refused, never read past", () => {
+  describe("holds the rows to their end, never reading the frame's text or the next frame", () => {
     const decoder = new RowsDecoder();
     const encoder = new RowsEncoder((id, keys) => decoder.shape(id, keys));
+    // mark 0 | hash "h" 1-3 | plan row: shape 4-5, id 6-10, name 11-18 | days count 19-22 | ...
     const bytes = encoder.encode(rowSet({ id: 1, name: "a name" }, [{ planId: 1, scenarioId: 2 }]), "h");
-    // The frame's text follows the rows in the file: bytes a decoder must not take for rows.
-    const file = Buffer.concat([bytes, Buffer.from('{"id":1}')]);
-    expect(decoder.decode(file, 0, bytes.length).rows.plan).toEqual({ id: 1, name: "a name" });
-    expect(() => decoder.decode(file, 0, bytes.length + 1)).toThrow(
-      /plan rows of \d+ bytes in a frame of \d+/,
-    );
-    expect(() => decoder.decode(file, 0, bytes.length - 1)).toThrow(/past its frame's end/);
-    // A string whose length runs past the frame: refused, not cut short.
-    expect(() => decoder.decode(file, 0, 12)).toThrow(/a string past its frame's end/);
-    expect(() => decoder.decode(file, 0, file.length + 1)).toThrow(/up to byte/);
+    // The rows 7 bytes into the buffer, the frame's text after them (errors count from the rows).
+    const file = Buffer.concat([Buffer.from("padding"), bytes, Buffer.from('{"id":1}')]);
+    const rowsEnd = 7 + bytes.length;
+    const cut = (at: number) => () => decoder.decode(file, 7, 7 + at);
+
+    it("reads them whole", () => {
+      expect(decoder.decode(file, 7, rowsEnd).rows.plan).toEqual({ id: 1, name: "a name" });
+    });
+    it("refuses rows that end before their frame", () => {
+      expect(() => decoder.decode(file, 7, rowsEnd + 1)).toThrow(
+        `the rows' end, before the frame's at byte ${bytes.length} of plan rows of ${bytes.length + 1} bytes`,
+      );
+    });
+    it("refuses each part cut by the end: the operation, a row's shape, a number, a string, a count", () => {
+      expect(cut(bytes.length - 1)).toThrow(`a value past the rows' end at byte ${bytes.length - 1}`);
+      expect(cut(5)).toThrow("a row's shape past the rows' end at byte 4 of plan rows of 5 bytes");
+      expect(cut(9)).toThrow("a number past the rows' end at byte 6");
+      expect(cut(12)).toThrow("a string past the rows' end at byte 11");
+      expect(cut(18)).toThrow("a string past the rows' end at byte 11");
+      expect(cut(21)).toThrow("the count of days past the rows' end at byte 19");
+    });
+    it("refuses a long string cut by the end, and a count no rows could fill", () => {
+      const long = encoder.encode(rowSet({ id: 1, name: "é".repeat(10) }), "h");
+      const tail = Buffer.concat([long, Buffer.from("text after")]);
+      expect(() => decoder.decode(tail, 0, 12)).toThrow("a string past the rows' end at byte 11");
+      expect(() => decoder.decode(tail, 0, 20)).toThrow("a string past the rows' end at byte 11");
+      // Cut inside a string's length, where the buffer itself ends: refused, not read as nothing.
+      const ending = (b: Buffer, at: number) => () => decoder.decode(Buffer.from(b.subarray(0, at)), 0, at);
+      expect(ending(bytes, 12)).toThrow("a string past the rows' end at byte 11 of plan rows of 12 bytes");
+      expect(ending(long, 14)).toThrow("a string past the rows' end at byte 11 of plan rows of 14 bytes");
+      const float = encoder.encode(rowSet({ id: 1.5 }), "h");
+      expect(ending(float, 10)).toThrow("a number past the rows' end at byte 6");
+      const huge = Buffer.from(bytes);
+      huge.writeUInt32LE(0xffffffff, 19);
+      expect(() => decoder.decode(huge, 0, huge.length)).toThrow(
+        "4294967295 rows of days past the rows' end at byte 19",
+      );
+    });
+    it("refuses an end past the buffer, a hash that is no string, an operation with no name", () => {
+      expect(() => decoder.decode(file, 7, file.length + 1)).toThrow(/of a buffer of/);
+      const numbered = encoder.encode(rowSet({ id: 1 }), 5 as unknown as string);
+      expect(() => decoder.decode(numbered, 0, numbered.length)).toThrow(
+        /a content hash that is no string at byte 1/,
+      );
+      const unnamed = encoder.encode(rowSet({ id: 1 }), "h", "");
+      expect(() => decoder.decode(unnamed, 0, unnamed.length)).toThrow(/an operation that is no name/);
+    });
   });
 
   it("refuses more row shapes than a file may hold", () => {
@@ -202,6 +241,6 @@ describe("row values in bytes", () => {
     const r = new ValueReader();
     r.reset(Buffer.from([0, 0xee]), 0, 2);
     r.value();
-    expect(() => r.value()).toThrow(/unknown value tag 238 at byte 1 of a plan's rows/);
+    expect(() => r.value()).toThrow("an unknown value tag 238 at byte 1 of plan rows of 2 bytes");
   });
 });
