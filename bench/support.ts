@@ -48,6 +48,51 @@ export async function spawnSimulator(args: string[]): Promise<SpawnedSimulator> 
   };
 }
 
+/**
+ * `n` CPU-bound processes, a loaded machine emulated. Each spins in 50 ms slices and leaves as
+ * soon as this process goes (its IPC channel closes), even when this one is killed.
+ */
+export function spawnBusy(n: number): { stop(): Promise<void> } {
+  const spin =
+    "process.on('disconnect', () => process.exit(0));" +
+    "(function spin() { const end = Date.now() + 50; while (Date.now() < end); setImmediate(spin); })();";
+  const procs = Array.from({ length: n }, () =>
+    spawn(process.execPath, ["-e", spin], { stdio: ["ignore", "ignore", "inherit", "ipc"] }),
+  );
+  return {
+    stop: () =>
+      Promise.all(
+        procs.map(
+          (p) =>
+            new Promise<void>((resolve) => {
+              if (p.exitCode !== null || p.signalCode !== null) return resolve();
+              p.once("exit", () => resolve());
+              p.kill("SIGKILL");
+            }),
+        ),
+      ).then(() => {}),
+  };
+}
+
+/** `--<name> N` / `--<name>=N`, else the environment variable, else `fallback`: a whole number in [0, max]. */
+export function countOption(
+  argv: readonly string[],
+  name: string,
+  env: string,
+  max: number,
+  fallback = 0,
+): number {
+  const flag = `--${name}`;
+  const i = argv.findIndex((a) => a === flag || a.startsWith(`${flag}=`));
+  const arg = i < 0 ? undefined : argv[i]?.includes("=") ? argv[i]?.slice(flag.length + 1) : argv[i + 1];
+  const value = arg ?? process.env[env];
+  if (value === undefined || value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > max)
+    throw new Error(`${arg === undefined ? env : flag} is "${value}": say a whole number from 0 to ${max}`);
+  return n;
+}
+
 export function fmt(n: number, digits = 0): string {
   return n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }

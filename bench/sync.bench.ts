@@ -9,6 +9,8 @@
  * With `--store postgres` (or BENCH_STORE=postgres) the same into PostgreSQL against the raw
  * COPY pipeline. Then 8 companies whose plan lists are slow to start: one sync of all 8 at
  * sync.concurrency 8 against the sum of syncing each alone (./sync-concurrent.ts).
+ * `--beside N` (or BENCH_BESIDE): N CPU-bound processes run beside every phase but that last
+ * one, a loaded day emulated (the targets stay the same).
  * Exits 1 when a target is missed.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -16,7 +18,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
 import { createLogger } from "../src/log.js";
-import { BenchDatabases, bestInTurn, fmt, MB, Report, spawnSimulator } from "./support.js";
+import {
+  BenchDatabases,
+  bestInTurn,
+  countOption,
+  fmt,
+  MB,
+  Report,
+  spawnBusy,
+  spawnSimulator,
+} from "./support.js";
 import type { ChildInput, ChildResult } from "./sync/child.js";
 import { runChild } from "./sync/run-child.js";
 import { concurrentPhase } from "./sync-concurrent.js";
@@ -46,10 +57,12 @@ const all = (runs: ChildResult[], pick: (r: ChildResult) => number | undefined) 
 
 async function main(): Promise<number> {
   const store = storeOption(process.argv.slice(2));
+  const beside = countOption(process.argv.slice(2), "beside", "BENCH_BESIDE", 8);
   const report = new Report("bench:sync");
   const dir = mkdtempSync(join(tmpdir(), "tas-bench-sync-"));
   try {
     const simProc = await spawnSimulator(["--companies", "1", "--plans", String(PLANS), "--reports", "0"]);
+    const busy = spawnBusy(beside);
     try {
       const company = simProc.companies[0];
       if (!company) throw new Error("simulator reported no company");
@@ -60,12 +73,13 @@ async function main(): Promise<number> {
       });
       const bodyBytes = (await warm.body.arrayBuffer()).byteLength;
       console.log(
-        `bench:sync — ${fmt(PLANS)} plans of company ${sim.companyId}, list ${fmt(bodyBytes / 1024 / 1024, 1)} MiB; best of ${ROUNDS} runs per side, each in its own process`,
+        `bench:sync — ${fmt(PLANS)} plans of company ${sim.companyId}, list ${fmt(bodyBytes / 1024 / 1024, 1)} MiB; best of ${ROUNDS} runs per side, each in its own process${beside ? `; beside ${beside} CPU-bound process${beside > 1 ? "es" : ""} (--beside)` : ""}`,
       );
       await sqlitePhase(sim, dir, report);
       if (store === "postgres") await postgresPhase(sim, report);
       await dirtyPhase(sim, dir, store, report);
     } finally {
+      await busy.stop();
       await simProc.stop();
     }
     // Its own simulator: the plan-list delay must reach nothing else.
