@@ -50,31 +50,48 @@ export async function spawnSimulator(args: string[]): Promise<SpawnedSimulator> 
 
 /**
  * `n` CPU-bound processes, a loaded machine emulated. Each spins in 50 ms slices and leaves as
- * soon as this process goes (its IPC channel closes), even when this one is killed.
+ * soon as this process goes (its IPC channel closes), even when this one is killed. One that
+ * ends before `stop` says so: the load it stood for is gone.
  */
 export function spawnBusy(n: number): { stop(): Promise<void> } {
   const spin =
     "process.on('disconnect', () => process.exit(0));" +
     "(function spin() { const end = Date.now() + 50; while (Date.now() < end); setImmediate(spin); })();";
-  const procs = Array.from({ length: n }, () =>
-    spawn(process.execPath, ["-e", spin], { stdio: ["ignore", "ignore", "inherit", "ipc"] }),
-  );
-  return {
-    stop: () =>
-      Promise.all(
-        procs.map(
-          (p) =>
-            new Promise<void>((resolve) => {
-              if (p.exitCode !== null || p.signalCode !== null) return resolve();
-              p.once("exit", () => resolve());
-              p.kill("SIGKILL");
-            }),
-        ),
-      ).then(() => {}),
+  const procs: ChildProcess[] = [];
+  let stopping = false;
+  const stop = () => {
+    stopping = true;
+    return Promise.all(
+      procs.map(
+        (p) =>
+          new Promise<void>((resolve) => {
+            if (p.exitCode !== null || p.signalCode !== null || p.pid === undefined) return resolve();
+            p.once("exit", () => resolve());
+            p.kill("SIGKILL");
+          }),
+      ),
+    ).then(() => {});
   };
+  try {
+    for (let k = 0; k < n; k++) {
+      const p = spawn(process.execPath, ["-e", spin], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+      p.on("error", (err) => console.error(`a CPU-bound process could not run: ${err.message}`));
+      p.once("exit", (code, signal) => {
+        if (!stopping) console.error(`a CPU-bound process ended early (${signal ?? `exit code ${code}`})`);
+      });
+      procs.push(p);
+    }
+  } catch (err) {
+    void stop();
+    throw err;
+  }
+  return { stop };
 }
 
-/** `--<name> N` / `--<name>=N`, else the environment variable, else `fallback`: a whole number in [0, max]. */
+/**
+ * `--<name> N` / `--<name>=N`, else the environment variable, else `fallback`: a whole number in
+ * [0, max]. A flag without its number is refused, not read as the fallback.
+ */
 export function countOption(
   argv: readonly string[],
   name: string,
@@ -85,12 +102,12 @@ export function countOption(
   const flag = `--${name}`;
   const i = argv.findIndex((a) => a === flag || a.startsWith(`${flag}=`));
   const arg = i < 0 ? undefined : argv[i]?.includes("=") ? argv[i]?.slice(flag.length + 1) : argv[i + 1];
-  const value = arg ?? process.env[env];
-  if (value === undefined || value === "") return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > max)
-    throw new Error(`${arg === undefined ? env : flag} is "${value}": say a whole number from 0 to ${max}`);
-  return n;
+  const from = i < 0 ? env : flag;
+  const value = i < 0 ? process.env[env] : (arg ?? "");
+  if (value === undefined || (i < 0 && value === "")) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) > max)
+    throw new Error(`${from} is "${value}": say a whole number from 0 to ${max}`);
+  return Number(value);
 }
 
 export function fmt(n: number, digits = 0): string {

@@ -62,8 +62,9 @@ async function main(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "tas-bench-sync-"));
   try {
     const simProc = await spawnSimulator(["--companies", "1", "--plans", String(PLANS), "--reports", "0"]);
-    const busy = spawnBusy(beside);
+    let busy: ReturnType<typeof spawnBusy> | undefined;
     try {
+      busy = spawnBusy(beside);
       const company = simProc.companies[0];
       if (!company) throw new Error("simulator reported no company");
       const sim: Sim = { baseUrl: simProc.baseUrl, token: company.staticToken, companyId: company.id };
@@ -73,13 +74,13 @@ async function main(): Promise<number> {
       });
       const bodyBytes = (await warm.body.arrayBuffer()).byteLength;
       console.log(
-        `bench:sync — ${fmt(PLANS)} plans of company ${sim.companyId}, list ${fmt(bodyBytes / 1024 / 1024, 1)} MiB; best of ${ROUNDS} runs per side, each in its own process${beside ? `; beside ${beside} CPU-bound process${beside > 1 ? "es" : ""} (--beside)` : ""}`,
+        `bench:sync — ${fmt(PLANS)} plans of company ${sim.companyId}, list ${fmt(bodyBytes / 1024 / 1024, 1)} MiB; best of ${ROUNDS} runs per side, each in its own process${beside ? `; beside ${beside} CPU-bound process${beside > 1 ? "es" : ""}` : ""}`,
       );
       await sqlitePhase(sim, dir, report);
       if (store === "postgres") await postgresPhase(sim, report);
       await dirtyPhase(sim, dir, store, report);
     } finally {
-      await busy.stop();
+      await busy?.stop();
       await simProc.stop();
     }
     // Its own simulator: the plan-list delay must reach nothing else.

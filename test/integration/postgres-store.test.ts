@@ -179,7 +179,7 @@ describe("applying a snapshot", () => {
     expect(rows).toEqual([{ id: 3 }, { id: 7 }]);
   });
 
-  it("locks a run's mobile apps in id order, whatever order its list met them in", async () => {
+  it("locks a run's mobile apps in one order (by id), whatever order its list met them in", async () => {
     // A third session holds app 7's row. Run A met 7 before 3, run B 3 before 7. In id order, A
     // takes 3 and waits for 7, B waits for 3: once 7 is free, A ends, then B. In list order, A
     // would wait for 7 holding nothing and B would take 3, then wait for 7: once 7 is free, A
@@ -195,32 +195,57 @@ describe("applying a snapshot", () => {
       };
     // Both apps exist, so that a run's upsert waits on the row, not on the insert of a key.
     await applyOps(store, T1, withApps(COMPANY, [1, 2], [3, 7]));
-    /** Sessions of this database waiting for a lock (the statistics are read afresh each time). */
-    const waiting = async () => {
-      await other.query("SELECT pg_stat_clear_snapshot()");
-      const { rows } = await other.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    const holder = (await other.query("SELECT pg_backend_pid() AS pid")).rows[0].pid as number;
+    const outcomes: Promise<string>[] = [];
+    /**
+     * The session blocked by `pid` in its upsert of mobile apps (the lock data is read live;
+     * the statements afresh). Gives up when a run has ended, or after 10 s, saying what waits.
+     */
+    const blockedBy = async (pid: number): Promise<number> => {
+      let settled = false;
+      for (const o of outcomes) void o.then(() => (settled = true));
+      for (const deadline = Date.now() + 10_000; ; ) {
+        await other.query("SELECT pg_stat_clear_snapshot()");
+        const { rows } = await other.query(
+          `SELECT pid, wait_event_type, query, $1 = ANY(pg_blocking_pids(pid)) AS blocked
+             FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+          [pid],
+        );
+        const found = rows.find((r) => r.blocked && /mobile_apps/.test(r.query));
+        if (found) return found.pid as number;
+        if (settled || Date.now() > deadline)
+          throw new Error(
+            `no run waits for session ${pid} on mobile_apps (${settled ? "a run ended" : "10 s"}): ${JSON.stringify(rows)}`,
+          );
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    const outcome = (run: Promise<unknown>) =>
+      run.then(
+        () => "applied",
+        (err: unknown) => String(err),
       );
-      return rows[0].n as number;
-    };
-    const until = async (n: number) => {
-      while ((await waiting()) < n) await new Promise((r) => setTimeout(r, 10));
-    };
     await other.query("BEGIN");
-    await other.query("SELECT 1 FROM mobile_apps WHERE id = 7 FOR UPDATE");
-    const a = applyOps(store, T2, withApps(COMPANY, [11, 12], [7, 3]));
-    await until(1);
-    const b = applyOps(store, T2, withApps(OTHER_COMPANY, [100_011, 100_012], [3, 7]), {
-      companyId: OTHER_COMPANY,
-    });
-    await until(2);
-    await other.query("COMMIT");
+    try {
+      await other.query("SELECT 1 FROM mobile_apps WHERE id = 7 FOR UPDATE");
+      outcomes.push(outcome(applyOps(store, T2, withApps(COMPANY, [11, 12], [7, 3]))));
+      const a = await blockedBy(holder);
+      outcomes.push(
+        outcome(
+          applyOps(store, T2, withApps(OTHER_COMPANY, [100_011, 100_012], [3, 7]), {
+            companyId: OTHER_COMPANY,
+          }),
+        ),
+      );
+      // With the sort B waits for A's app 3; without it, for A's place in the queue of app 7.
+      await blockedBy(a);
+      await other.query("COMMIT");
+    } finally {
+      await other.query("ROLLBACK");
+      await Promise.all(outcomes);
+    }
     // Each run's outcome: a deadlock would say so here.
-    const outcomes = (await Promise.allSettled([a, b])).map((r) =>
-      r.status === "fulfilled" ? "applied" : String(r.reason),
-    );
-    expect(outcomes).toEqual(["applied", "applied"]);
+    expect(await Promise.all(outcomes)).toEqual(["applied", "applied"]);
     const { rows } = await other.query("SELECT count(*)::int AS n FROM plans");
     expect(rows).toEqual([{ n: 6 }]);
   });
