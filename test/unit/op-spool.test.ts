@@ -27,6 +27,23 @@ const plan = (id: number, name: string) =>
     planMobileApps: [],
   }) as unknown as PlanRowSet;
 
+/** A frame as the writer makes it: its body's length, a kind (or its text's length), the body. */
+function frameOf(body: string | Buffer, kind: number): Buffer {
+  const j = Buffer.from(body);
+  const head = Buffer.alloc(8);
+  head.writeUInt32LE(j.length, 0);
+  head.writeInt32LE(kind, 4);
+  return Buffer.concat([head, j]);
+}
+
+/** A plan's rows as the worker encodes them, and the frames of the row shapes they use. */
+function encodedPlan(): { shapes: Buffer; rows: Buffer } {
+  const shapes: Buffer[] = [];
+  const encoder = new RowsEncoder((id, keys) => shapes.push(frameOf(JSON.stringify([id, keys]), -3)));
+  const rows = encoder.encode(plan(1, "a"), "h");
+  return { shapes: Buffer.concat(shapes), rows };
+}
+
 const big = `{"id":3,"pad":"${'\\"'.repeat(700_000)}"}`;
 
 const OPS: Decided[] = [
@@ -158,42 +175,21 @@ describe("the decided operations' file", () => {
   });
 
   it("refuses a plan whose frame carries no text", () => {
-    const frame = (body: string | Buffer, kind: number) => {
-      const j = Buffer.from(body);
-      const head = Buffer.alloc(8);
-      head.writeUInt32LE(j.length, 0);
-      head.writeInt32LE(kind, 4);
-      return Buffer.concat([head, j]);
-    };
-    const shapes: Buffer[] = [];
-    const encoder = new RowsEncoder((id, keys) => shapes.push(frame(JSON.stringify([id, keys]), -3)));
-    const rows = encoder.encode(plan(1, "a"), "h");
+    const { shapes, rows } = encodedPlan();
     const path = join(dir, "decided.bin");
-    writeFileSync(path, Buffer.concat([...shapes, frame(rows, -1), frame('"end"', -2)]));
+    writeFileSync(path, Buffer.concat([shapes, frameOf(rows, -1), frameOf('"end"', -2)]));
     expect(() => drain(readOps(path))).toThrow(/holds a plan without its text/);
   });
 
   it("refuses a frame of bad plan rows, saying where it is in the file", () => {
-    const frame = (body: Buffer | string, kind: number) => {
-      const j = Buffer.from(body);
-      const head = Buffer.alloc(8);
-      head.writeUInt32LE(j.length, 0);
-      head.writeInt32LE(kind, 4);
-      return Buffer.concat([head, j]);
-    };
-    const shapes: Buffer[] = [];
-    const encoder = new RowsEncoder((id, keys) => shapes.push(frame(JSON.stringify([id, keys]), -3)));
-    const rows = encoder.encode(plan(1, "a"), "h");
+    const { shapes, rows } = encodedPlan();
     // The rows one byte short in their frame: the last byte is taken for the frame's text.
-    const short = frame(rows.subarray(0, rows.length - 1), 1);
-    const before = Buffer.concat(shapes);
+    const short = frameOf(rows.subarray(0, rows.length - 1), 1);
+    const last = Buffer.from([rows[rows.length - 1] as number]);
     const path = join(dir, "decided.bin");
-    writeFileSync(
-      path,
-      Buffer.concat([before, short, Buffer.from([rows[rows.length - 1] as number]), frame('"end"', -2)]),
-    );
+    writeFileSync(path, Buffer.concat([shapes, short, last, frameOf('"end"', -2)]));
     expect(() => drain(readOps(path))).toThrow(
-      `the decided operations' file holds a bad frame at byte ${before.length} (${path}): a value past the rows' end`,
+      `the decided operations' file holds a bad frame at byte ${shapes.length} (${path}): a value past the rows' end`,
     );
   });
 
