@@ -126,8 +126,8 @@ export class OpSpoolWriter {
     closeSync(this.#fd);
   }
 
-  #frame(json: string | Buffer, text: string | null, kind = NO_TEXT): void {
-    const j = typeof json === "string" ? Buffer.from(json) : json;
+  #frame(body: string | Buffer, text: string | null, kind = NO_TEXT): void {
+    const j = typeof body === "string" ? Buffer.from(body) : body;
     const t = text === null ? null : Buffer.from(text);
     const head = Buffer.allocUnsafe(HEAD);
     head.writeUInt32LE(j.length, 0);
@@ -206,15 +206,15 @@ export function* readOps<E, Op extends DecidedOp | SnapshotOp = DecidedOp>(
   };
   for (;;) {
     if (!have(HEAD)) throw new Error(`the decided operations' file ends before its end frame (${path})`);
-    const jsonLength = data.readUInt32LE(at);
+    const bodyLength = data.readUInt32LE(at);
     const textLength = data.readInt32LE(at + 4);
-    const frame = HEAD + jsonLength + Math.max(0, textLength);
+    const frame = HEAD + bodyLength + Math.max(0, textLength);
     if (!have(frame)) throw new Error(`the decided operations' file ends inside an operation (${path})`);
     const start = at + HEAD;
     at += frame;
-    const textStart = start + jsonLength;
+    const textStart = start + bodyLength;
     const textEnd = start + frame - HEAD;
-    if (jsonLength > 0 && data[start] === ROWS_MARK) {
+    if (bodyLength > 0 && data[start] === ROWS_MARK) {
       const { rows: plan, hash, op } = decodeRows(rows, data, start, textStart, position - data.length, path);
       if (op === "plan.renormalize") {
         yield { op, plan } as unknown as Op;

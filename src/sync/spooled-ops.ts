@@ -19,8 +19,8 @@ export interface SpooledOps<E> {
 /**
  * Runs `ops` to its end now, before the transaction that applies them opens: whatever reading
  * the records takes (parsing, checking, normalizing: a replay of 100,000 plans) is done without
- * the write lock, and the operations wait in a file rather than in memory (a plan's rows as
- * arrays). The transaction then only decodes and writes them.
+ * the write lock, and the operations wait in a file rather than in memory (a plan's rows in
+ * bytes, ./rows-codec.ts). The transaction then only decodes and writes them.
  */
 export function spoolOps<E>(ops: Generator<SnapshotOp, E>): SpooledOps<E> {
   const dir = spoolDir();

@@ -84,7 +84,7 @@ describe("mobile apps shared by two companies' runs", () => {
     expect(rows).toEqual([{ id: 3 }, { id: 7 }]);
   });
 
-  it("locks a run's mobile apps in one order (by id), whatever order its list met them in", async () => {
+  it("locks a run's mobile apps in one shared order, whatever order its list met them in", async () => {
     // A third session holds app 7's row. Run A met 7 before 3, run B 3 before 7. In id order, A
     // takes 3 and waits for 7, B waits for 3: once 7 is free, A ends, then B. In list order, A
     // would wait for 7 holding nothing and B would take 3, then wait for 7: once 7 is free, A

@@ -1,4 +1,13 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -121,36 +130,36 @@ describe("the decided operations' file", () => {
   });
 
   it("is read while another thread writes it, the reader waiting for each flush", async () => {
+    // The file as the worker writes it (plans' rows in bytes), made whole in a folder aside...
+    const aside = join(dir, "aside");
+    mkdirSync(aside);
+    const whole = new OpSpoolWriter(aside);
+    for (const op of OPS) whole.append(op);
+    whole.end("done");
+    // ...then handed over by a thread in 64 KiB pieces, frames cut anywhere, with pauses.
     const progress = opProgress();
-    // The writer: a thread that writes the operations slowly (a pause every 500).
     const source = `
       const { workerData: w } = require("node:worker_threads");
-      const { writeSync, openSync, closeSync } = require("node:fs");
-      const { OPS, path, progress } = w;
-      const fd = openSync(path, "w");
-      let at = 0;
-      const put = (buf) => { writeSync(fd, buf, 0, buf.length, at); at += buf.length; Atomics.store(progress, 0, BigInt(at)); Atomics.notify(progress, 0); };
-      const frame = (json, text, kind) => {
-        const j = Buffer.from(json); const t = text === null ? null : Buffer.from(text);
-        const head = Buffer.alloc(8); head.writeUInt32LE(j.length, 0); head.writeInt32LE(t === null ? kind : t.length, 4);
-        return Buffer.concat(t ? [head, j, t] : [head, j]);
-      };
-      OPS.forEach((op, i) => {
-        const { rawJson, ...rest } = op;
-        put(frame(JSON.stringify(rest), rawJson, -1));
-        if (i % 500 === 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
-      });
-      put(frame(JSON.stringify("done"), null, -2));
+      const { closeSync, openSync, readFileSync, writeSync } = require("node:fs");
+      const bytes = readFileSync(w.from);
+      const fd = openSync(w.path, "w");
+      for (let at = 0, k = 0; at < bytes.length; k++) {
+        const n = writeSync(fd, bytes, at, Math.min(65536, bytes.length - at), at);
+        at += n;
+        Atomics.store(w.progress, 0, BigInt(at));
+        Atomics.notify(w.progress, 0);
+        if (k % 8 === 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+      }
       closeSync(fd);
-      Atomics.store(progress, 1, 1n); Atomics.notify(progress, 0);
+      Atomics.store(w.progress, 1, 1n);
+      Atomics.notify(w.progress, 0);
     `;
     const path = join(dir, "decided.bin");
     // The file exists before the thread starts (the reader opens it first).
-    new OpSpoolWriter(dir).end(null);
-    truncateSync(path, 0);
-    const writer = new Worker(source, { eval: true, workerData: { OPS, path, progress } });
+    writeFileSync(path, "");
+    const writer = new Worker(source, { eval: true, workerData: { from: whole.path, path, progress } });
     try {
-      expect(drain(readOps(path, progress))).toEqual({ ops: OPS, end: "done" });
+      expect(drain(readOps(path, progress))).toEqual({ ops: BACK, end: "done" });
     } finally {
       await writer.terminate();
     }
@@ -181,15 +190,19 @@ describe("the decided operations' file", () => {
     expect(() => drain(readOps(path))).toThrow(/holds a plan without its text/);
   });
 
-  it("refuses a frame of bad plan rows, saying where it is in the file", () => {
+  it("refuses a frame of bad plan rows, saying where it is in the file (past the first read)", () => {
     const { shapes, rows } = encodedPlan();
+    // A rejection with a text of 1.5 MB first: the bad frame lies past the reader's first 1 MiB.
+    const text = Buffer.alloc(1_500_000, "x");
+    const reject = JSON.stringify({ op: "reject", entity: "plan", entityId: null, reason: "r", hash: "h" });
+    const before = Buffer.concat([shapes, frameOf(reject, text.length), text]);
     // The rows one byte short in their frame: the last byte is taken for the frame's text.
     const short = frameOf(rows.subarray(0, rows.length - 1), 1);
     const last = Buffer.from([rows[rows.length - 1] as number]);
     const path = join(dir, "decided.bin");
-    writeFileSync(path, Buffer.concat([shapes, short, last, frameOf('"end"', -2)]));
+    writeFileSync(path, Buffer.concat([before, short, last, frameOf('"end"', -2)]));
     expect(() => drain(readOps(path))).toThrow(
-      `the decided operations' file holds a bad frame at byte ${shapes.length} (${path}): a value past the rows' end`,
+      `the decided operations' file holds a bad frame at byte ${before.length} (${path}): a value past the rows' end`,
     );
   });
 
