@@ -53,12 +53,13 @@ export async function spawnSimulator(args: string[]): Promise<SpawnedSimulator> 
  * soon as this process goes (its IPC channel closes), even when this one is killed. One that
  * ends before `stop` says so: the load it stood for is gone.
  */
-export function spawnBusy(n: number): { stop(): Promise<void> } {
+export function spawnBusy(n: number): { stop(): Promise<void>; ended(): number } {
   const spin =
     "process.on('disconnect', () => process.exit(0));" +
     "(function spin() { const end = Date.now() + 50; while (Date.now() < end); setImmediate(spin); })();";
   const procs: ChildProcess[] = [];
   let stopping = false;
+  let ended = 0;
   const stop = () => {
     stopping = true;
     return Promise.all(
@@ -77,7 +78,9 @@ export function spawnBusy(n: number): { stop(): Promise<void> } {
       const p = spawn(process.execPath, ["-e", spin], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
       p.on("error", (err) => console.error(`a CPU-bound process could not run: ${err.message}`));
       p.once("exit", (code, signal) => {
-        if (!stopping) console.error(`a CPU-bound process ended early (${signal ?? `exit code ${code}`})`);
+        if (stopping) return;
+        ended++;
+        console.error(`a CPU-bound process ended early (${signal ?? `exit code ${code}`})`);
       });
       procs.push(p);
     }
@@ -85,7 +88,7 @@ export function spawnBusy(n: number): { stop(): Promise<void> } {
     void stop();
     throw err;
   }
-  return { stop };
+  return { stop, ended: () => ended };
 }
 
 /**

@@ -9,8 +9,9 @@
  * With `--store postgres` (or BENCH_STORE=postgres) the same into PostgreSQL against the raw
  * COPY pipeline. Then 8 companies whose plan lists are slow to start: one sync of all 8 at
  * sync.concurrency 8 against the sum of syncing each alone (./sync-concurrent.ts).
- * `--beside N` (or BENCH_BESIDE): N CPU-bound processes run beside every phase but that last
- * one, a loaded day emulated (the targets stay the same).
+ * `--beside N` (or BENCH_BESIDE; 0 to 8): N CPU-bound processes run beside every phase but
+ * that last one, a loaded day emulated (the targets stay the same; one more checks that they
+ * ran throughout).
  * Exits 1 when a target is missed.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -35,10 +36,13 @@ import { concurrentPhase } from "./sync-concurrent.js";
 const PLANS = Number(process.env.BENCH_PLANS ?? 100_000);
 const ROUNDS = Math.max(3, Number(process.env.BENCH_ROUNDS ?? 3));
 
-/** `--store postgres` / `--store=postgres`, else BENCH_STORE; default sqlite (SQLite only). */
+/**
+ * `--store postgres` / `--store=postgres`, else BENCH_STORE; default sqlite (SQLite only). A
+ * flag without its value is refused, not read as the default.
+ */
 function storeOption(argv: readonly string[]): "sqlite" | "postgres" {
   const i = argv.findIndex((a) => a === "--store" || a.startsWith("--store="));
-  const arg = i < 0 ? undefined : argv[i]?.includes("=") ? argv[i]?.slice(8) : argv[i + 1];
+  const arg = i < 0 ? undefined : argv[i]?.includes("=") ? argv[i]?.slice(8) : (argv[i + 1] ?? "");
   const value = arg ?? process.env.BENCH_STORE ?? "sqlite";
   if (value !== "sqlite" && value !== "postgres")
     throw new Error(`${arg === undefined ? "BENCH_STORE" : "--store"} is "${value}": say sqlite or postgres`);
@@ -79,6 +83,16 @@ async function main(): Promise<number> {
       await sqlitePhase(sim, dir, report);
       if (store === "postgres") await postgresPhase(sim, report);
       await dirtyPhase(sim, dir, store, report);
+      if (beside > 0) {
+        const ended = busy.ended();
+        report.check(
+          "CPU-bound processes beside the phases",
+          ended === 0,
+          ended === 0
+            ? `(${beside}, all of them throughout)`
+            : `(${ended} of ${beside} ended early: less load)`,
+        );
+      }
     } finally {
       await busy?.stop();
       await simProc.stop();
