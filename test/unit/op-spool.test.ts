@@ -1,40 +1,13 @@
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  truncateSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { rawText, type SnapshotOp } from "../../src/store/port-snapshot.js";
-import type { Decided, DecidedOp } from "../../src/sync/fresh-decisions.js";
+import type { Decided } from "../../src/sync/fresh-decisions.js";
 import { beat, OpSpoolWriter, opProgress, readOps } from "../../src/sync/op-spool.js";
 import { RowsEncoder } from "../../src/sync/rows-codec.js";
-import { spoolOps } from "../../src/sync/spooled-ops.js";
 import type { PlanRowSet } from "../../src/tables/index.js";
-
-const plan = (id: number, name: string) =>
-  ({
-    plan: { id, companyId: 1, planName: name, enabled: true, period: null, weird: { nested: [1, "x"] } },
-    days: id % 2 ? [{ planId: id, dayNumber: 2 }] : [],
-    resolutions: [],
-    environments: [],
-    scenarios: [
-      { planId: id, scenarioId: 3, position: 0 },
-      // Another shape in the same list.
-      { planId: id, scenarioId: 4, position: 1, extra: "é" },
-    ],
-    alerts: [],
-    fetchAppFiles: [],
-    mobileApps: [{ id: 9, name: null }],
-    planMobileApps: [],
-  }) as unknown as PlanRowSet;
+import { drain, planRows as plan } from "../support/decided-ops.js";
 
 /** A frame as the writer makes it: its body's length, a kind (or its text's length), the body. */
 function frameOf(body: string | Buffer, kind: number): Buffer {
@@ -92,17 +65,6 @@ const firstPlan = OPS.findIndex((op) => op.op === "plan.write");
 const BACK: Decided[] = OPS.map((op, i) =>
   op.op === "plan.write" && i > firstPlan ? { ...op, plan: { ...op.plan, mobileApps: [] } } : op,
 );
-
-/** Every operation, then the end frame's value. */
-function drain<E>(ops: Generator<DecidedOp, E>): { ops: Decided[]; end: E } {
-  const out: Decided[] = [];
-  for (let step = ops.next(); ; step = ops.next()) {
-    if (step.done) return { ops: out, end: step.value };
-    const op = step.value;
-    // A plan's text may come back as its bytes (see the first test): compared as text.
-    out.push(op.op === "plan.write" ? { ...op, rawJson: rawText(op.rawJson) } : op);
-  }
-}
 
 describe("the decided operations' file", () => {
   let dir: string;
@@ -226,72 +188,6 @@ describe("the decided operations' file", () => {
     });
   });
 
-  it("gives back a replay's operations as made: plans with or without a text, properties absent stay absent", () => {
-    const report = { report: { id: 7, name: "r" }, recipients: [] } as never;
-    const made: SnapshotOp[] = [
-      { op: "plan.renormalize", plan: plan(1, "again") },
-      { op: "plan.insert", plan: plan(2, "new"), rawJson: '{"id":2}', hash: "f".repeat(64) },
-      {
-        op: "plan.update",
-        plan: plan(3, "ü"),
-        rawJson: Buffer.from('{"id":3,"n":"ü"}'),
-        hash: "0".repeat(64),
-      },
-      { op: "report.renormalize", report },
-      { op: "report.write", report, rawJson: '{"id":7}', hash: "1".repeat(64), known: true },
-      { op: "plan.delete", id: 4 },
-      {
-        op: "schema.write",
-        write: {
-          paths: [
-            {
-              companyId: 1,
-              entity: "plan",
-              path: "$.n",
-              present: 2,
-              types: { number: 2 } as never,
-              minNumber: -0,
-              maxNumber: Number.POSITIVE_INFINITY,
-              valuesCapped: false,
-              values: [],
-              firstRunId: 1,
-              firstSeenAt: "2025-01-01T00:00:00.000Z",
-              lastRunId: 2,
-              lastSeenAt: null,
-              valuesKept: true,
-            },
-          ],
-          changes: [],
-        },
-      },
-      { op: "error", entity: "plans", entityId: null, code: "X", httpStatus: null, message: "m" },
-      { op: "reject", entity: "plan", entityId: 5, reason: "r", rawJson: null, hash: "2".repeat(64) },
-      { op: "plan.revive", id: 6, hash: "3".repeat(64) },
-    ];
-    const w = new OpSpoolWriter(dir);
-    for (const op of made) w.append(op);
-    w.end({ run: "end" });
-    const back: SnapshotOp[] = [];
-    const ops = readOps<unknown, SnapshotOp>(w.path);
-    let step = ops.next();
-    for (; !step.done; step = ops.next()) back.push(step.value);
-    expect(step.value).toEqual({ run: "end" });
-    const asText = (o: SnapshotOp) =>
-      "rawJson" in o && o.rawJson !== null && typeof o.rawJson !== "string"
-        ? { ...o, rawJson: rawText(o.rawJson) }
-        : o;
-    // The later plans' app 9 is left out (see BACK).
-    const expected = made.map((o, i) =>
-      i > 0 && "plan" in o ? { ...o, plan: { ...o.plan, mobileApps: [] } } : o,
-    );
-    expect(back.map(asText)).toEqual(expected.map(asText));
-    // No text property where the operation had none (toEqual would take an undefined one as absent).
-    expect(back.map((o) => "rawJson" in o)).toEqual(made.map((o) => "rawJson" in o));
-    const [path] = (back[6] as Extract<SnapshotOp, { op: "schema.write" }>).write.paths;
-    expect(Object.is(path?.minNumber, -0)).toBe(true);
-    expect(path?.maxNumber).toBe(Number.POSITIVE_INFINITY);
-  });
-
   it("leaves out the mobile apps an earlier plan of the file carried, and only those", () => {
     const app = (id: number) => ({ id, name: `app ${id}` });
     const withApps = (id: number, apps: number[]): Decided => {
@@ -313,43 +209,6 @@ describe("the decided operations' file", () => {
       .ops.filter((o) => o.op === "plan.write")
       .map((o) => (o.op === "plan.write" ? o.plan.mobileApps.map((a) => a.id) : []));
     expect(apps).toEqual([[9, 10], [11], [], [12, 12]]);
-  });
-
-  it("spools a generator's operations before they are applied, and deletes its file", () => {
-    const spools = () => readdirSync(tmpdir()).filter((n) => n.startsWith(`tas-spool-${process.pid}-`));
-    const before = spools();
-    let made = 0;
-    function* ops(): Generator<SnapshotOp, string> {
-      for (let id = 1; id <= 3; id++) {
-        made++;
-        yield { op: "plan.renormalize", plan: plan(id, `p${id}`) };
-      }
-      return "end";
-    }
-    const spooled = spoolOps(ops());
-    // All made before anything is read back.
-    expect(made).toBe(3);
-    const [dirOf] = spools().filter((n) => !before.includes(n));
-    expect(dirOf).toBeDefined();
-    const back = spooled.read();
-    const ids: number[] = [];
-    let step = back.next();
-    for (; !step.done; step = back.next())
-      if (step.value.op === "plan.renormalize") ids.push(step.value.plan.plan.id as number);
-    expect({ ids, end: step.value }).toEqual({ ids: [1, 2, 3], end: "end" });
-    spooled.dispose();
-    expect(existsSync(join(tmpdir(), dirOf as string))).toBe(false);
-    // A generator that throws leaves no file behind.
-    function* broken(): Generator<SnapshotOp, string> {
-      yield { op: "plan.delete", id: 1 };
-      throw new Error("unreadable");
-    }
-    const descriptors = () => readdirSync("/proc/self/fd").length;
-    const open = descriptors();
-    expect(() => spoolOps(broken())).toThrow("unreadable");
-    expect(spools()).toEqual(before);
-    // Its file closed too.
-    expect(descriptors()).toBe(open);
   });
 
   it("gives up on a writer whose heartbeat stands still, and waits on one that beats", async () => {
