@@ -29,7 +29,9 @@ import {
   spawnBusy,
   spawnSimulator,
 } from "./support.js";
-import type { ChildInput, ChildResult } from "./sync/child.js";
+import type { ChildResult } from "./sync/child.js";
+import { all, kb, mb, ms, type Runs, type Sim, x } from "./sync/common.js";
+import { dirtyPhase } from "./sync/dirty-phase.js";
 import { runChild } from "./sync/run-child.js";
 import { concurrentPhase } from "./sync-concurrent.js";
 
@@ -48,16 +50,6 @@ function storeOption(argv: readonly string[]): "sqlite" | "postgres" {
     throw new Error(`${arg === undefined ? "BENCH_STORE" : "--store"} is "${value}": say sqlite or postgres`);
   return value;
 }
-
-type Sim = Pick<ChildInput, "baseUrl" | "token" | "companyId">;
-
-const ms = (n: number) => `${fmt(n)} ms`;
-const x = (n: number) => `${fmt(n, 2)}x`;
-const mb = (n: number) => `${fmt(n / MB, 1)} MB`;
-const kb = (n: number) => `${fmt(n / 1000)} kB`;
-type Runs = { best: ChildResult; all: ChildResult[] };
-const all = (runs: ChildResult[], pick: (r: ChildResult) => number | undefined) =>
-  `(runs: ${runs.map((r) => fmt(pick(r) ?? 0)).join(", ")})`;
 
 async function main(): Promise<number> {
   const store = storeOption(process.argv.slice(2));
@@ -82,7 +74,7 @@ async function main(): Promise<number> {
       );
       await sqlitePhase(sim, dir, report);
       if (store === "postgres") await postgresPhase(sim, report);
-      await dirtyPhase(sim, dir, store, report);
+      await dirtyPhase(sim, dir, store, ROUNDS, report);
       if (beside > 0) {
         const ended = busy.ended();
         report.check(
@@ -268,97 +260,6 @@ async function postgresPhase(sim: Sim, report: Report): Promise<void> {
  * id, one whose id is fine but not the rest, and one of 1 MB. Their steady state (a no-change
  * re-sync) must cost what the clean one does: no plan row written, about the download.
  */
-async function dirtyPhase(
-  sim: Sim,
-  dir: string,
-  store: "sqlite" | "postgres",
-  report: Report,
-): Promise<void> {
-  console.log("");
-  console.log("Dirty list: three elements rejected on every sync (no usable id, invalid, 1 MB)");
-  const put = async (id: number, body: unknown) => {
-    const res = await request(`${sim.baseUrl}/__admin/companies/${sim.companyId}/plans/${id}`, {
-      method: "PUT",
-      body: JSON.stringify(body),
-    });
-    await res.body.dump();
-    if (res.statusCode >= 300) throw new Error(`the simulator refused bad element ${id}: ${res.statusCode}`);
-  };
-  await put(990_001, "just a string");
-  await put(990_002, { id: 990_002, company_id: sim.companyId, enabled: "yes" });
-  await put(990_003, {
-    id: 990_003,
-    company_id: sim.companyId,
-    plan_name: "x".repeat(1024 * 1024),
-    scenarios: 7,
-  });
-  let n = 0;
-  const fresh = () => join(dir, `dirty-${n++}.sqlite`);
-  const dbs = new BenchDatabases();
-  try {
-    const [download, sqlite, postgres] = (await bestInTurn(
-      ROUNDS,
-      [
-        () => runChild({ mode: "download", ...sim }),
-        () => runChild({ mode: "sync", ...sim, database: fresh(), dirty: true }),
-        ...(store === "postgres"
-          ? [async () => runChild({ mode: "sync", ...sim, database: await dbs.create(), dirty: true })]
-          : []),
-      ],
-      (r) => r.resyncMs ?? r.ms,
-    )) as [Runs, Runs, Runs | undefined];
-    const r = sqlite.best;
-    const worst = (pick: (r: ChildResult) => number) => Math.max(...sqlite.all.map(pick));
-    report.figure(
-      "download + JSON.parse (dirty list)",
-      `${ms(download.best.ms)} ${all(download.all, (r) => r.ms)}`,
-    );
-    report.figure(
-      "dirty no-change re-sync, SQLite",
-      `${ms(r.resyncMs ?? 0)} ${all(sqlite.all, (r) => r.resyncMs)}, ${fmt(r.resyncUnchanged ?? 0)} unchanged`,
-    );
-    report.figure(
-      "  write lock held",
-      `${ms(r.resyncWriteMs ?? 0)} ${all(sqlite.all, (r) => r.resyncWriteMs)}`,
-    );
-    report.figure(
-      "  bytes written (storage)",
-      `${kb(worst((r) => r.resyncWriteBytes ?? 0))} (all write() calls: ${kb(worst((r) => r.resyncWchar ?? 0))})`,
-    );
-    if (postgres) {
-      report.figure(
-        "dirty no-change re-sync, PostgreSQL",
-        `${ms(postgres.best.resyncMs ?? 0)} ${all(postgres.all, (r) => r.resyncMs)}`,
-      );
-    }
-    console.log("");
-    report.target(
-      "dirty no-change re-sync / download + JSON.parse",
-      (r.resyncMs ?? 0) / download.best.ms,
-      "at most",
-      1,
-      x,
-    );
-    report.target(
-      "bytes written by a dirty no-change re-sync",
-      worst((r) => r.resyncWriteBytes ?? 0),
-      "at most",
-      5 * MB,
-      mb,
-    );
-    if (postgres) {
-      const written = Math.max(...postgres.all.map((r) => r.resyncPlanRowsWritten ?? -1));
-      report.check(
-        "plan rows a dirty no-change re-sync writes (PostgreSQL)",
-        written === 0,
-        `${fmt(written)} (xmin moved)`,
-      );
-    }
-  } finally {
-    await dbs.dropAll();
-  }
-}
-
 main().then(
   (code) => {
     process.exitCode = code;
