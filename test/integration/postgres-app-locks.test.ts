@@ -9,7 +9,7 @@ import { databaseTarget } from "../../src/config/index.js";
 import type { SnapshotOp } from "../../src/store/port-snapshot.js";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.js";
 import { BATCH_SIZE } from "../../src/store/postgres/snapshot/writer.js";
-import { TestDatabases } from "../support/postgres.js";
+import { TestDatabases, truncateAll } from "../support/postgres.js";
 import { applyOps, COMPANY, hashOf, OTHER_COMPANY, plan, raw } from "../support/snapshots.js";
 
 const T1 = "2025-03-01T10:00:00.000Z";
@@ -31,10 +31,7 @@ beforeEach(async () => {
   const target = databaseTarget(url);
   if (target.dialect !== "postgres") throw new Error("not postgres");
   store = await openPostgresStore(target);
-  const { rows } = await store.pool.query(
-    "SELECT string_agg(quote_ident(tablename), ', ') AS t FROM pg_tables WHERE schemaname = 'public'",
-  );
-  await store.pool.query(`TRUNCATE ${rows[0].t}`);
+  await truncateAll(store.pool);
   other = new pg.Client({ connectionString: url });
   await other.connect();
 });
@@ -43,17 +40,19 @@ afterEach(async () => {
   await store.close();
 });
 
+/** A new plan of `companyId` that carries mobile app `app`. */
+function withApp(id: number, companyId: number, app: number): SnapshotOp {
+  const n = plan(id, `p${id}`, companyId);
+  n.mobileApps = [{ ...(n.mobileApps[0] as object), id: app }];
+  n.planMobileApps = [{ planId: id, operatingSystem: "android", mobileAppId: app }];
+  return { op: "plan.insert", plan: n, rawJson: raw(id, `p${id}`), hash: hashOf(id, `p${id}`) };
+}
+
 describe("mobile apps shared by two companies' runs", () => {
   it("lets two companies that share mobile apps apply at once, their apps met in opposite orders", async () => {
     // Company A meets app 7 in its first batch and app 3 in its second; B the other way round.
     // Written batch by batch, A would hold 7 and wait for 3 while B held 3 and waited for 7: a
     // deadlock. The run's apps are written at its end, sorted, so one waits for the other.
-    const withApp = (id: number, companyId: number, app: number): SnapshotOp => {
-      const n = plan(id, `p${id}`, companyId);
-      n.mobileApps = [{ ...(n.mobileApps[0] as object), id: app }];
-      n.planMobileApps = [{ planId: id, operatingSystem: "android", mobileAppId: app }];
-      return { op: "plan.insert", plan: n, rawJson: raw(id, `p${id}`), hash: hashOf(id, `p${id}`) };
-    };
     const company = (companyId: number, base: number, first: number, second: number) =>
       function* (): Generator<SnapshotOp> {
         for (let k = 1; k <= BATCH_SIZE + 1; k++)
@@ -91,12 +90,7 @@ describe("mobile apps shared by two companies' runs", () => {
     // takes it and waits for B's 3 while B waits for A's 7, a deadlock.
     const withApps = (companyId: number, ids: number[], apps: number[]) =>
       function* (): Generator<SnapshotOp> {
-        for (const [k, id] of ids.entries()) {
-          const n = plan(id, `p${id}`, companyId);
-          n.mobileApps = [{ ...(n.mobileApps[0] as object), id: apps[k] as number }];
-          n.planMobileApps = [{ planId: id, operatingSystem: "android", mobileAppId: apps[k] as number }];
-          yield { op: "plan.insert", plan: n, rawJson: raw(id, `p${id}`), hash: hashOf(id, `p${id}`) };
-        }
+        for (const [k, id] of ids.entries()) yield withApp(id, companyId, apps[k] as number);
       };
     // Both apps exist, so that a run's upsert waits on the row, not on the insert of a key.
     await applyOps(store, T1, withApps(COMPANY, [1, 2], [3, 7]));

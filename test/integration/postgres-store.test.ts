@@ -12,7 +12,7 @@ import type { SnapshotOp } from "../../src/store/port-snapshot.js";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.js";
 import { isoFromPg } from "../../src/store/postgres/pool.js";
 import { BATCH_SIZE } from "../../src/store/postgres/snapshot/writer.js";
-import { PG_URL, TestDatabases } from "../support/postgres.js";
+import { PG_URL, TestDatabases, truncateAll } from "../support/postgres.js";
 import { applyOps, COMPANY, insert, plan } from "../support/snapshots.js";
 
 const T1 = "2025-03-01T10:00:00.000Z";
@@ -38,10 +38,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   store = await open();
-  const { rows } = await store.pool.query(
-    "SELECT string_agg(quote_ident(tablename), ', ') AS t FROM pg_tables WHERE schemaname = 'public'",
-  );
-  await store.pool.query(`TRUNCATE ${rows[0].t}`);
+  await truncateAll(store.pool);
   other = new pg.Client({ connectionString: url });
   await other.connect();
 });
