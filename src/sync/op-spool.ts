@@ -13,8 +13,8 @@
  *   u32 length of the JSON (or rows) | i32 length of the text (-1: none; -2: the end frame;
  *   -3: a row shape; -4: an operation without a text property) | JSON (or rows) | text
  *
- * A replay writes every operation it makes here before its transaction opens
- * (./spooled-ops.ts), so that the transaction reads no record either: a plan's rows as a sync's worker writes them,
+ * A replay writes every operation it makes here before its transaction opens (./spooled-ops.ts),
+ * so that the transaction reads no record either: a plan's rows as a sync's worker writes them,
  * its operation said (./rows-codec.ts), every other operation as JSON.
  *
  * How far the file is written is shared with the reader (`progress`, a SharedArrayBuffer:
