@@ -22,7 +22,8 @@ import { type Decided, type DecidedOp, type DecisionTally, FreshDecisions } from
 import type { DecidedEnd } from "./fresh-messages.js";
 import { FreshReader } from "./fresh-reader.js";
 import type { RunObserver } from "./observing.js";
-import { type OpProgress, readOps } from "./op-spool.js";
+import type { OpProgress } from "./op-spool.js";
+import { readOps } from "./op-spool-reader.js";
 import { Spool } from "./spool.js";
 
 export { contentHash } from "./content-hash.js";

@@ -53,9 +53,18 @@ export class RowsEncoder {
 
   /** A plan's rows, its content hash and, when another than `plan.write`, its operation: a new buffer. */
   encode(rows: PlanRowSet, hash: string, op?: string): Buffer {
+    return Buffer.from(this.encodeView(rows, hash, op));
+  }
+
+  /**
+   * As `encode`, in the encoder's own buffer: the bytes are good until its next call (the
+   * decisions' file copies them straight into its pending frames, not through a buffer each).
+   */
+  encodeView(rows: PlanRowSet, hash: string, op?: string): Buffer {
     const w = this.#w;
-    // From the start, also after an encode that threw midway (a shape too many, a BigInt).
-    w.at = 0;
+    // From the start (with the first buffer's size again, if the last plan grew it), also after
+    // an encode that threw midway (a shape too many, a BigInt).
+    w.restart();
     w.need(1);
     w.buf[w.at++] = ROWS_MARK;
     w.value(hash);
@@ -66,9 +75,7 @@ export class RowsEncoder {
       for (let j = 0; j < list.length; j++) this.#row(list[j] as Row, i + 1);
     }
     w.value(op ?? null);
-    const out = Buffer.from(w.buf.subarray(0, w.at));
-    w.restart();
-    return out;
+    return w.buf.subarray(0, w.at);
   }
 
   #row(row: Row, slot: number): void {

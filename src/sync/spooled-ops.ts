@@ -5,7 +5,8 @@
  */
 import { rmSync } from "node:fs";
 import type { SnapshotOp } from "../store/port-snapshot.js";
-import { OpSpoolWriter, readOps } from "./op-spool.js";
+import { OpSpoolWriter } from "./op-spool.js";
+import { readOps } from "./op-spool-reader.js";
 import { spoolDir } from "./spool.js";
 
 /** Operations made before a transaction, in a file, for the transaction to read back. */

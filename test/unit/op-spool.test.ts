@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Decided } from "../../src/sync/fresh-decisions.js";
-import { beat, OpSpoolWriter, opProgress, readOps } from "../../src/sync/op-spool.js";
+import { beat, OpSpoolWriter, opProgress } from "../../src/sync/op-spool.js";
+import { readOps } from "../../src/sync/op-spool-reader.js";
 import { RowsEncoder } from "../../src/sync/rows-codec.js";
 import type { PlanRowSet } from "../../src/tables/index.js";
 import { drain, planRows as plan } from "../support/decided-ops.js";
@@ -46,6 +47,23 @@ const OPS: Decided[] = [
   { op: "reject", entity: "plan", entityId: 2, reason: "x", rawJson: "", hash: "c".repeat(64) },
   // Larger than a read: it spans chunks.
   { op: "plan.write", plan: plan(3, "big"), rawJson: big, hash: "d".repeat(64) },
+  // Frames larger than the writer's pending buffer, made in place from three-byte characters (a
+  // text, then rows; the buffer grows, then goes back to its size), and a small one after them.
+  {
+    op: "plan.write",
+    plan: plan(4, "€"),
+    rawJson: `{"id":4,"pad":"${"€".repeat(1_000_000)}"}`,
+    hash: "e".repeat(64),
+  },
+  { op: "plan.write", plan: plan(5, "€".repeat(1_000_000)), rawJson: '{"id":5}', hash: "f".repeat(64) },
+  {
+    op: "reject",
+    entity: "plan",
+    entityId: 6,
+    reason: "€".repeat(1_000_000),
+    rawJson: "€ ü 🚀",
+    hash: "0".repeat(64),
+  },
   ...Array.from(
     { length: 3000 },
     (_, i): Decided => ({

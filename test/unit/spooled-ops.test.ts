@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { rawText, type SnapshotOp } from "../../src/store/port-snapshot.js";
-import { OpSpoolWriter, readOps } from "../../src/sync/op-spool.js";
+import { OpSpoolWriter } from "../../src/sync/op-spool.js";
+import { readOps } from "../../src/sync/op-spool-reader.js";
 import { spoolOps } from "../../src/sync/spooled-ops.js";
 import { planRows as plan } from "../support/decided-ops.js";
 
