@@ -145,6 +145,10 @@ async function sqlitePhase(sim: Sim, dir: string, report: Report): Promise<void>
     );
   report.figure("  write lock held (full sync)", `${ms(s.writeMs ?? 0)} ${all(sync.all, (r) => r.writeMs)}`);
   report.figure(
+    "    of it waiting for the worker's reading",
+    `${ms(s.readerWaitMs ?? 0)} (the lock's share that reading, not writing, held) ${all(sync.all, (r) => r.readerWaitMs)}`,
+  );
+  report.figure(
     "no-change re-sync",
     `${ms(resync.resyncMs ?? 0)} ${all(sync.all, (r) => r.resyncMs)}, ${fmt(resync.resyncUnchanged ?? 0)} unchanged`,
   );
@@ -243,6 +247,10 @@ async function postgresPhase(sim: Sim, report: Report): Promise<void> {
     report.figure(
       "  write transaction open (full sync)",
       `${ms(s.writeMs ?? 0)} ${all(sync.all, (r) => r.writeMs)}`,
+    );
+    report.figure(
+      "    of it waiting for the worker's reading",
+      `${ms(s.readerWaitMs ?? 0)} ${all(sync.all, (r) => r.readerWaitMs)}`,
     );
     report.figure("no-change re-sync", `${ms(resync.resyncMs ?? 0)} ${all(sync.all, (r) => r.resyncMs)}`);
     report.figure("peak RSS of the sync process", `${fmt(Math.max(...sync.all.map((r) => r.rssMb)))} MB`);

@@ -57,6 +57,8 @@ export interface ChildResult {
   dbBytes?: number;
   /** sync only: the write transaction of the full sync, and the no-change re-sync. */
   writeMs?: number;
+  /** sync only: of the full sync's write lock, the time it waited for the worker thread's reading. */
+  readerWaitMs?: number;
   resyncMs?: number;
   resyncWriteMs?: number;
   /** sync only: what the process wrote during the full sync and the re-sync (/proc/self/io). */
@@ -217,6 +219,7 @@ async function sync(input: ChildInput): Promise<ChildResult> {
       rssMb,
       rssRepeatedMb: peakRssMb(),
       writeMs: full.writeMs ?? 0,
+      readerWaitMs: full.readerWaitMs ?? 0,
       resyncMs,
       resyncWriteMs,
       fullWriteBytes: io0.writeBytes - ioStart.writeBytes,

@@ -70,6 +70,8 @@ export interface AppliedState {
   errors: string[];
   /** Deletions of plans held back (a list that was not complete), or null. */
   heldBack: () => number | null;
+  /** Of the write transaction, how long it waited for the plan reader's worker thread (null: none). */
+  readerWaitMs?: () => number | null;
 }
 
 /**
@@ -100,6 +102,7 @@ export async function applySnapshot(
     kind: "applied",
     end: applied.end,
     writeMs: applied.writeMs,
+    readerWaitMs: state.readerWaitMs?.() ?? null,
     errors: state.errors,
     heldBack: state.heldBack(),
   };

@@ -137,7 +137,12 @@ async function fetchAndApply(
         run,
         index.generation,
         ops,
-        { observer, errors: state.errors, heldBack: () => state.heldBack.plans },
+        {
+          observer,
+          errors: state.errors,
+          heldBack: () => state.heldBack.plans,
+          readerWaitMs: () => received?.readerWaitMs ?? null,
+        },
         signal,
       );
       if (ending) return ending;

@@ -17,15 +17,21 @@ import {
 } from "./op-spool.js";
 import { ROWS_MARK, RowsDecoder } from "./rows-codec.js";
 
+/** How long a reader waited for its writer, ms (added to as it waits). */
+export interface Waits {
+  ms: number;
+}
+
 /**
  * The operations of a file `OpSpoolWriter` writes, in order, as they are written (synchronous:
  * usable in a transaction); returns the end frame's value. Without `progress`, the file is
- * complete already.
+ * complete already. `waits`: where the time spent waiting for the writer is added up.
  */
 export function* readOps<E, Op extends DecidedOp | SnapshotOp = DecidedOp>(
   path: string,
   progress: OpProgress | null = null,
   stallMs = STALL_MS,
+  waits: Waits = { ms: 0 },
 ): Generator<Op, E> {
   const rows = new RowsDecoder();
   /** Bytes of the file read so far, and those of them not consumed yet (from `at`). */
@@ -38,7 +44,9 @@ export function* readOps<E, Op extends DecidedOp | SnapshotOp = DecidedOp>(
     let written = Atomics.load(progress, 0);
     let heartbeat = Atomics.load(progress, 2);
     let since = Date.now();
+    let began = -1;
     while (BigInt(position) >= written && Atomics.load(progress, 1) === 0n) {
+      if (began < 0) began = performance.now();
       // Woken by the writer's next flush; its heartbeat checked every second meanwhile.
       Atomics.wait(progress, 0, written, Math.min(1000, stallMs));
       written = Atomics.load(progress, 0);
@@ -48,6 +56,7 @@ export function* readOps<E, Op extends DecidedOp | SnapshotOp = DecidedOp>(
         throw new Error(`the plan reader's worker thread stopped reading ${stallMs / 1000} s ago (${path})`);
       heartbeat = now;
     }
+    if (began >= 0) waits.ms += performance.now() - began;
     return Number(Atomics.load(progress, 0));
   };
   /** At least `n` bytes from `at` in `data`, reading on (waiting for the writer); false at the end. */

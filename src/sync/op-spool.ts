@@ -17,9 +17,9 @@
  * so that the transaction reads no record either: a plan's rows as a sync's worker writes them,
  * its operation said (./rows-codec.ts), every other operation as JSON.
  *
- * How far the file is written is shared with the reader (`progress`, a SharedArrayBuffer:
- * bytes written, then 1 once the end frame is in), so the reader waits for the writer
- * without a message (a SQLite transaction holds the event loop).
+ * Read by ./op-spool-reader.ts. How far the file is written is shared with the reader
+ * (`progress`, a SharedArrayBuffer: bytes written, then 1 once the end frame is in), so the
+ * reader waits for the writer without a message (a SQLite transaction holds the event loop).
  */
 import { closeSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";

@@ -23,7 +23,7 @@ import type { DecidedEnd } from "./fresh-messages.js";
 import { FreshReader } from "./fresh-reader.js";
 import type { RunObserver } from "./observing.js";
 import type { OpProgress } from "./op-spool.js";
-import { readOps } from "./op-spool-reader.js";
+import { readOps, type Waits } from "./op-spool-reader.js";
 import { Spool } from "./spool.js";
 
 export { contentHash } from "./content-hash.js";
@@ -69,6 +69,7 @@ export class PlanListReceiver {
   /** Elements in the spool not yet flushed to its file (told to the reader when they are). */
   #unflushed: { positions: number[]; hashes: string[] } = { positions: [], hashes: [] };
   #decided: (() => ListDecisions) | null = null;
+  #waits: Waits | null = null;
 
   constructor(plans: SnapshotIndex["plans"], opts: ReceiverOptions) {
     this.#plans = plans;
@@ -139,7 +140,9 @@ export class PlanListReceiver {
       this.#spool?.flush();
       this.#reader.finish();
       const { path, progress } = this.#reader.decided;
-      this.#decided = () => fromWorker(path, progress, observer);
+      const waits = { ms: 0 };
+      this.#waits = waits;
+      this.#decided = () => fromWorker(path, progress, observer, waits);
       return;
     }
     const decisions = new FreshDecisions(companyId, observer, (id) => this.matched.get(id));
@@ -163,6 +166,14 @@ export class PlanListReceiver {
     return decided();
   }
 
+  /**
+   * How long the snapshot's transaction waited for the worker thread's decisions, ms: the part of
+   * the write lock that reading held (null: no worker read the list).
+   */
+  get readerWaitMs(): number | null {
+    return this.#waits?.ms ?? null;
+  }
+
   /** Forget everything (the list is being fetched again). */
   reset(): void {
     this.dispose();
@@ -176,6 +187,7 @@ export class PlanListReceiver {
     this.#rejectedBytes = 0;
     this.#unflushed = { positions: [], hashes: [] };
     this.#decided = null;
+    this.#waits = null;
   }
 
   /** Stops the worker and deletes the files, if any. */
@@ -188,8 +200,13 @@ export class PlanListReceiver {
 }
 
 /** The worker's decisions, as it writes them; then their tally, and what its observer saw. */
-function* fromWorker(path: string, progress: OpProgress, observer: RunObserver | null): ListDecisions {
-  const end = yield* readOps<DecidedEnd>(path, progress);
+function* fromWorker(
+  path: string,
+  progress: OpProgress,
+  observer: RunObserver | null,
+  waits: Waits,
+): ListDecisions {
+  const end = yield* readOps<DecidedEnd>(path, progress, undefined, waits);
   if ("error" in end) throw new Error(`the plan reader's worker thread failed: ${end.error}`);
   if (observer && end.observer) observer.takeBack(end.observer);
   const seen = new Map(end.seenIds.map((id, k) => [id, end.seenPositions[k] as number]));

@@ -22,12 +22,27 @@ export interface CompanySyncResult {
   durationMs: number;
   /** How long the snapshot's write transaction was open (null: nothing was written). */
   writeMs: number | null;
+  /**
+   * Of that, how long it waited for the worker thread that read the plan list's tail (null: no
+   * worker read it): the part of the write lock that reading, not writing, held.
+   */
+  readerWaitMs: number | null;
 }
+
+/** The snapshot's write transaction, when there was one. */
+type Write = Pick<CompanySyncResult, "writeMs" | "readerWaitMs">;
 
 /** How a run ends. */
 export type RunEnding =
   /** The snapshot was applied; its transaction ended the run. */
-  | { kind: "applied"; end: RunEnd; writeMs: number; errors: string[]; heldBack: number | null }
+  | {
+      kind: "applied";
+      end: RunEnd;
+      writeMs: number;
+      readerWaitMs: number | null;
+      errors: string[];
+      heldBack: number | null;
+    }
   | { kind: "superseded"; newerRunId: number | null; newerStartedAt: string }
   /** The company's data kept changing under the sync (another writer): nothing was written. */
   | { kind: "stale"; attempts: number }
@@ -66,8 +81,10 @@ export class RunRecorder {
     switch (ending.kind) {
       case "applied": {
         const { status, counts } = ending.end;
-        log.info({ runId, status, ...counts, writeMs: Math.round(ending.writeMs) }, "sync finished");
-        return this.#result(status, counts, ending.errors, ending.heldBack, ending.writeMs);
+        const { writeMs, readerWaitMs } = ending;
+        const waited = readerWaitMs === null ? {} : { readerWaitMs: Math.round(readerWaitMs) };
+        log.info({ runId, status, ...counts, writeMs: Math.round(writeMs), ...waited }, "sync finished");
+        return this.#result(status, counts, ending.errors, ending.heldBack, { writeMs, readerWaitMs });
       }
       case "superseded": {
         const why = `superseded: a snapshot of company ${this.ctx.companyId} fetched later (run ${ending.newerRunId ?? "?"}, started ${ending.newerStartedAt}) was applied first; this one was discarded`;
@@ -125,9 +142,9 @@ export class RunRecorder {
     counts: RunCounts,
     errors: string[],
     heldBack: number | null = null,
-    writeMs: number | null = null,
+    write: Write = { writeMs: null, readerWaitMs: null },
   ): CompanySyncResult {
-    return finish(this.ctx, this.runId, status, counts, errors, heldBack, writeMs);
+    return finish(this.ctx, this.runId, status, counts, errors, heldBack, write);
   }
 }
 
@@ -135,7 +152,7 @@ export class RunRecorder {
 export function skipped(ctx: RunContext, holder: Lease): CompanySyncResult {
   const why = `skipped: company ${ctx.companyId} is being synced by ${describeHolder(holder)}`;
   ctx.log.info({ holder: holder.owner }, why);
-  return finish(ctx, null, "skipped", emptyCounts(), [why], null, null);
+  return finish(ctx, null, "skipped", emptyCounts(), [why], null, { writeMs: null, readerWaitMs: null });
 }
 
 function finish(
@@ -145,7 +162,7 @@ function finish(
   counts: RunCounts,
   errors: string[],
   heldBack: number | null,
-  writeMs: number | null,
+  write: Write,
 ): CompanySyncResult {
   const durationMs = ctx.clock().getTime() - ctx.started.getTime();
   ctx.telemetry.syncFinished(ctx.companyId, status, durationMs / 1000, counts);
@@ -157,6 +174,6 @@ function finish(
     errors,
     deletionsHeldBack: heldBack,
     durationMs,
-    writeMs,
+    ...write,
   };
 }

@@ -99,7 +99,9 @@ describe("the decided operations' file", () => {
     expect(drain(readOps(w.path))).toEqual({ ops: BACK, end: { tally: [1, 2] } });
     // A plan's text comes back as its bytes (no string made of it), each view still its own
     // text once the whole file was read (a read buffer is never filled again).
-    const back = [...readOps(w.path)];
+    const waits = { ms: 0 };
+    const back = [...readOps(w.path, null, undefined, waits)];
+    expect(waits.ms).toBe(0);
     const texts = OPS.map((op) => (op.op === "plan.write" ? Buffer.from(op.rawJson) : null));
     expect(back.filter((op) => op.op === "plan.write").length).toBeGreaterThan(3000);
     back.forEach((op, i) => {
@@ -139,7 +141,13 @@ describe("the decided operations' file", () => {
     writeFileSync(path, "");
     const writer = new Worker(source, { eval: true, workerData: { from: whole.path, path, progress } });
     try {
-      expect(drain(readOps(path, progress))).toEqual({ ops: BACK, end: "done" });
+      // The time the reader waited for the writer is added up (the write lock's share of it, in
+      // a sync): some of the reading, and no more than all of it.
+      const waits = { ms: 0 };
+      const began = performance.now();
+      expect(drain(readOps(path, progress, undefined, waits))).toEqual({ ops: BACK, end: "done" });
+      expect(waits.ms).toBeGreaterThan(0);
+      expect(waits.ms).toBeLessThanOrEqual(performance.now() - began);
     } finally {
       await writer.terminate();
     }
