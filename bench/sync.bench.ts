@@ -30,7 +30,7 @@ import {
   spawnSimulator,
 } from "./support.js";
 import type { ChildResult } from "./sync/child.js";
-import { all, kb, mb, ms, type Runs, type Sim, x } from "./sync/common.js";
+import { all, kb, mb, ms, type Runs, type Sim, waited, x } from "./sync/common.js";
 import { dirtyPhase } from "./sync/dirty-phase.js";
 import { runChild } from "./sync/run-child.js";
 import { concurrentPhase } from "./sync-concurrent.js";
@@ -146,7 +146,7 @@ async function sqlitePhase(sim: Sim, dir: string, report: Report): Promise<void>
   report.figure("  write lock held (full sync)", `${ms(s.writeMs ?? 0)} ${all(sync.all, (r) => r.writeMs)}`);
   report.figure(
     "    of it waiting for the worker's reading",
-    `${ms(s.readerWaitMs ?? 0)} (the lock's share that reading, not writing, held) ${all(sync.all, (r) => r.readerWaitMs)}`,
+    `${waited(s)} (the lock's share that reading, not writing, held) ${all(sync.all, (r) => r.readerWaitMs)}`,
   );
   report.figure(
     "no-change re-sync",
@@ -250,7 +250,7 @@ async function postgresPhase(sim: Sim, report: Report): Promise<void> {
     );
     report.figure(
       "    of it waiting for the worker's reading",
-      `${ms(s.readerWaitMs ?? 0)} ${all(sync.all, (r) => r.readerWaitMs)}`,
+      `${waited(s)} ${all(sync.all, (r) => r.readerWaitMs)}`,
     );
     report.figure("no-change re-sync", `${ms(resync.resyncMs ?? 0)} ${all(sync.all, (r) => r.resyncMs)}`);
     report.figure("peak RSS of the sync process", `${fmt(Math.max(...sync.all.map((r) => r.rssMb)))} MB`);

@@ -219,7 +219,8 @@ async function sync(input: ChildInput): Promise<ChildResult> {
       rssMb,
       rssRepeatedMb: peakRssMb(),
       writeMs: full.writeMs ?? 0,
-      readerWaitMs: full.readerWaitMs ?? 0,
+      // Absent when no worker read the list (the bench's list is far past the read-ahead).
+      ...(full.readerWaitMs === null ? {} : { readerWaitMs: full.readerWaitMs }),
       resyncMs,
       resyncWriteMs,
       fullWriteBytes: io0.writeBytes - ioStart.writeBytes,

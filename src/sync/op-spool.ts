@@ -130,9 +130,10 @@ export class OpSpoolWriter {
     closeSync(this.#fd);
   }
 
-  /** A frame at the end of the pending ones; a string as UTF-8 (3 bytes per unit at most). */
+  /** A frame at the end of the pending ones. */
   #frame(body: string | Buffer, text: string | null, kind = NO_TEXT): void {
-    const most = HEAD + (typeof body === "string" ? body.length * 3 : body.length) + (text?.length ?? 0) * 3;
+    const most =
+      HEAD + (typeof body === "string" ? utf8Room(body) : body.length) + (text ? utf8Room(text) : 0);
     if (this.#at + most > this.#buf.length) {
       const grown = Buffer.allocUnsafe(Math.max(this.#buf.length * 2, this.#at + most));
       this.#buf.copy(grown, 0, 0, this.#at);
@@ -157,12 +158,20 @@ export class OpSpoolWriter {
     }
     this.#at = 0;
     // A long frame grew it: back to its first size.
-    if (buf.length > 2 * PENDING_BYTES) this.#buf = Buffer.allocUnsafe(PENDING_BYTES);
+    if (buf.length > PENDING_BYTES) this.#buf = Buffer.allocUnsafe(PENDING_BYTES);
     if (this.#progress) {
       Atomics.store(this.#progress, 0, BigInt(this.#writeAt));
       Atomics.notify(this.#progress, 0);
     }
   }
+}
+
+/**
+ * Room for a string as UTF-8: 3 bytes per unit at most (a surrogate pair: 4 for 2); a long one
+ * measured, so that a text of hundreds of MB does not ask for three times its size.
+ */
+function utf8Room(s: string): number {
+  return s.length <= 1 << 16 ? s.length * 3 : Buffer.byteLength(s);
 }
 
 /**

@@ -31,7 +31,7 @@ const JSON_VALUE = 8;
  * ASCII tag says the length in one byte: at most 255 (a test encodes 255 and 256 characters).
  */
 const SHORT = 64;
-/** Past this, the writer's buffer goes back to its first size once a plan is out (`restart`). */
+/** Past this, the writer's buffer goes back to its first size when the next plan starts (`restart`). */
 const KEEP_BYTES = 1024 * 1024;
 const FIRST_BYTES = 64 * 1024;
 

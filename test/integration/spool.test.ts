@@ -82,7 +82,10 @@ describe("the plan list's spool", () => {
     try {
       for (const e of elements) list.add(e);
       list.read();
+      expect(list.readerWaitMs).toBe(0);
       const decided = drain(list.decided());
+      // Drained at once, while the thread starts and reads: what it waited for is told.
+      expect(list.readerWaitMs).toBeGreaterThan(0);
       const ops = decided.ops.map((d) =>
         d.op === "reject" ? [d.entityId, d.reason] : [d.plan.plan.id, rawText(d.rawJson), d.hash],
       );
