@@ -60,6 +60,8 @@ export interface ChildResult {
   /** sync only: of the full sync's write lock, the time it waited for the worker thread's reading. */
   readerWaitMs?: number;
   resyncMs?: number;
+  /** sync, observing: no-change re-syncs observing and not, in turn (OBSERVE_PAIRS of each). */
+  pairedResyncMs?: { observing: number[]; not: number[] };
   resyncWriteMs?: number;
   /** sync only: what the process wrote during the full sync and the re-sync (/proc/self/io). */
   fullWriteBytes?: number;
@@ -111,6 +113,11 @@ function ioCounters(): { writeBytes: number; wchar: number; cancelled: number } 
 const SHORT_REPEATS = 3;
 /** No-change re-syncs one process runs before its peak RSS is read again (a daemon's life). */
 const RSS_RESYNCS = 8;
+/**
+ * Then pairs of no-change re-syncs, observing and not, in turn in the same process and database
+ * (what observing costs a re-sync, a few percent: between processes, runs of a second vary more).
+ */
+const OBSERVE_PAIRS = 4;
 
 async function download(input: ChildInput): Promise<ChildResult> {
   let best = Number.POSITIVE_INFINITY;
@@ -146,13 +153,14 @@ async function sync(input: ChildInput): Promise<ChildResult> {
   const store = await openStore(cfg.database);
   const clients = createClients(cfg, logger);
   try {
-    const run = () =>
+    const run = (schema = cfg.schema) =>
       syncCompany(
         {
           store,
           client: clients.clientFor(input.companyId),
           logger,
           readAheadBytes: cfg.sync.readAheadBytes,
+          schema,
         },
         { companyId: input.companyId, reportIds: [], trigger: "bench" },
       );
@@ -205,6 +213,20 @@ async function sync(input: ChildInput): Promise<ChildResult> {
       const more = await run();
       if (more.status !== expected) throw new Error(`re-sync ${more.status}: ${more.errors.join("; ")}`);
     }
+    const rssRepeatedMb = peakRssMb();
+    const paired = { observing: [] as number[], not: [] as number[] };
+    if (!postgres && !input.dirty && cfg.schema.observe) {
+      const off = { ...cfg.schema, observe: false };
+      for (let i = 0; i < OBSERVE_PAIRS * 2; i++) {
+        // Each side first every other pair: a drift of the machine's speed falls on both.
+        const observing = i % 2 === Math.floor(i / 2) % 2;
+        const t = performance.now();
+        const r = await run(observing ? cfg.schema : off);
+        if (r.status !== expected || r.counts.inserted + r.counts.updated + r.counts.deleted > 0)
+          throw new Error(`re-sync ${r.status}: ${r.errors.join("; ")}`);
+        paired[observing ? "observing" : "not"].push(performance.now() - t);
+      }
+    }
     let written: number | undefined;
     if (xmins) {
       const after = await planXmins(database);
@@ -217,7 +239,8 @@ async function sync(input: ChildInput): Promise<ChildResult> {
       ...(main0 === null || main1 === null ? {} : { mainCpuMs: main1 - main0 }),
       plans: full.counts.inserted,
       rssMb,
-      rssRepeatedMb: peakRssMb(),
+      rssRepeatedMb,
+      ...(paired.not.length ? { pairedResyncMs: paired } : {}),
       writeMs: full.writeMs ?? 0,
       // Absent when no worker read the list (the bench's list is far past the read-ahead).
       ...(full.readerWaitMs === null ? {} : { readerWaitMs: full.readerWaitMs }),
