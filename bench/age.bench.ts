@@ -102,7 +102,13 @@ async function side(
   };
   const sync = async () => {
     const r = await syncCompany(
-      { store, client: clients.clientFor(sim.companyId), logger, readAheadBytes: cfg.sync.readAheadBytes },
+      {
+        store,
+        client: clients.clientFor(sim.companyId),
+        logger,
+        readAheadBytes: cfg.sync.readAheadBytes,
+        schema: cfg.schema,
+      },
       { companyId: sim.companyId, reportIds: [], trigger: "bench" },
     );
     if (r.status !== "succeeded") throw new Error(`${name} sync ${r.status}: ${r.errors.join("; ")}`);

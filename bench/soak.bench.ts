@@ -137,7 +137,13 @@ async function main(): Promise<number> {
           const t0 = performance.now();
           const c0 = process.cpuUsage();
           const r = await syncCompany(
-            { store, client: clients.clientFor(company.id), logger, readAheadBytes: cfg.sync.readAheadBytes },
+            {
+              store,
+              client: clients.clientFor(company.id),
+              logger,
+              readAheadBytes: cfg.sync.readAheadBytes,
+              schema: cfg.schema,
+            },
             { companyId: company.id, reportIds: [], trigger: "bench" },
           );
           const t = performance.now() - t0;
