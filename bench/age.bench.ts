@@ -27,7 +27,7 @@ import { openStore, type Store } from "../src/store/open.js";
 import { syncCompany } from "../src/sync/company.js";
 import { freshness } from "../src/sync/freshness.js";
 import { ageDatabase, historyCounts, recentRuns } from "./age-support.js";
-import { BenchDatabases, fmt, Report, spawnSimulator } from "./support.js";
+import { BenchDatabases, fmt, median, Report, spawnSimulator } from "./support.js";
 
 const PLANS = Number(process.env.BENCH_PLANS ?? 2000);
 /** Scales the samples per operation (default 1: 60 status, 300 scrapes and checks, 16 syncs per side). */
@@ -138,12 +138,6 @@ async function side(
     check: () => monitor.check(),
     sync,
   };
-}
-
-function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
 async function phase(

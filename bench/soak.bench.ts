@@ -30,7 +30,7 @@ import { openStore } from "../src/store/open.js";
 import type { SqliteStore } from "../src/store/sqlite/index.js";
 import { syncCompany } from "../src/sync/company.js";
 import { ageDatabase, historyCounts } from "./age-support.js";
-import { fmt, MB, Report, spawnSimulator } from "./support.js";
+import { fmt, MB, median, Report, spawnSimulator } from "./support.js";
 
 const PLANS = Number(process.env.BENCH_PLANS ?? 2000);
 const RUNS = Math.max(120, Number(process.env.BENCH_SOAK_RUNS ?? 300));
@@ -48,12 +48,6 @@ const kb = (n: number) => `${fmt(n / 1000, 1)} kB`;
 function writeBytes(): number {
   const text = readFileSync("/proc/self/io", "utf8");
   return Number(/^write_bytes: (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
-}
-
-function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
 /** The admin API of the simulator. */

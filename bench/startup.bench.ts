@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { fmt, Report } from "./support.js";
+import { fmt, median, Report } from "./support.js";
 
 /** The shipped bin: tsc's output bundled by scripts/bundle.mjs. */
 const BIN = fileURLToPath(new URL("../cli/bin.js", import.meta.url));
@@ -50,12 +50,6 @@ function runOnce(args: string[]): Promise<Sample> {
     child.on("error", reject);
     child.on("exit", (code) => resolve({ firstOutputMs, exitMs: ms(), code }));
   });
-}
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
 async function main(): Promise<number> {

@@ -113,6 +113,13 @@ export function countOption(
   return Number(value);
 }
 
+/** The middle value; of an even count, the mean of the two middle ones. */
+export function median(values: readonly number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
 export function fmt(n: number, digits = 0): string {
   return n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 }

@@ -25,12 +25,13 @@ import {
   countOption,
   fmt,
   MB,
+  median,
   Report,
   spawnBusy,
   spawnSimulator,
 } from "./support.js";
 import type { ChildResult } from "./sync/child.js";
-import { all, kb, mb, median, ms, type Runs, type Sim, waited, x } from "./sync/common.js";
+import { all, kb, mb, ms, type Runs, type Sim, waited, x } from "./sync/common.js";
 import { dirtyPhase } from "./sync/dirty-phase.js";
 import { runChild } from "./sync/run-child.js";
 import { concurrentPhase } from "./sync-concurrent.js";

@@ -13,8 +13,6 @@ export const kb = (n: number) => `${fmt(n / 1000)} kB`;
 /** How long a sync's write lock waited for the worker thread's reading, if a worker read the list. */
 export const waited = (r: ChildResult) =>
   r.readerWaitMs === undefined ? "none (no worker read the list)" : ms(r.readerWaitMs);
-/** The middle value (the upper one of an even count). */
-export const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? 0;
 /** Every run's figure, in the order run. */
 export const all = (runs: ChildResult[], pick: (r: ChildResult) => number | undefined) =>
   `(runs: ${runs.map((r) => fmt(pick(r) ?? 0)).join(", ")})`;

@@ -22,16 +22,22 @@ export interface Waits {
   ms: number;
 }
 
+export interface ReadOptions {
+  /** How long a writer's heartbeat may stand still before the reader gives up on it. */
+  stallMs?: number;
+  /** Where the time spent waiting for the writer is added up. */
+  waits?: Waits;
+}
+
 /**
  * The operations of a file `OpSpoolWriter` writes, in order, as they are written (synchronous:
  * usable in a transaction); returns the end frame's value. Without `progress`, the file is
- * complete already. `waits`: where the time spent waiting for the writer is added up.
+ * complete already.
  */
 export function* readOps<E, Op extends DecidedOp | SnapshotOp = DecidedOp>(
   path: string,
   progress: OpProgress | null = null,
-  stallMs = STALL_MS,
-  waits: Waits = { ms: 0 },
+  { stallMs = STALL_MS, waits = { ms: 0 } }: ReadOptions = {},
 ): Generator<Op, E> {
   const rows = new RowsDecoder();
   /** Bytes of the file read so far, and those of them not consumed yet (from `at`). */

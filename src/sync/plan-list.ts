@@ -206,7 +206,7 @@ function* fromWorker(
   observer: RunObserver | null,
   waits: Waits,
 ): ListDecisions {
-  const end = yield* readOps<DecidedEnd>(path, progress, undefined, waits);
+  const end = yield* readOps<DecidedEnd>(path, progress, { waits });
   if ("error" in end) throw new Error(`the plan reader's worker thread failed: ${end.error}`);
   if (observer && end.observer) observer.takeBack(end.observer);
   const seen = new Map(end.seenIds.map((id, k) => [id, end.seenPositions[k] as number]));

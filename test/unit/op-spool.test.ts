@@ -100,7 +100,7 @@ describe("the decided operations' file", () => {
     // A plan's text comes back as its bytes (no string made of it), each view still its own
     // text once the whole file was read (a read buffer is never filled again).
     const waits = { ms: 0 };
-    const back = [...readOps(w.path, null, undefined, waits)];
+    const back = [...readOps(w.path, null, { waits })];
     expect(waits.ms).toBe(0);
     const texts = OPS.map((op) => (op.op === "plan.write" ? Buffer.from(op.rawJson) : null));
     expect(back.filter((op) => op.op === "plan.write").length).toBeGreaterThan(3000);
@@ -145,7 +145,7 @@ describe("the decided operations' file", () => {
       // a sync): some of the reading, and no more than all of it.
       const waits = { ms: 0 };
       const began = performance.now();
-      expect(drain(readOps(path, progress, undefined, waits))).toEqual({ ops: BACK, end: "done" });
+      expect(drain(readOps(path, progress, { waits }))).toEqual({ ops: BACK, end: "done" });
       expect(waits.ms).toBeGreaterThan(0);
       expect(waits.ms).toBeLessThanOrEqual(performance.now() - began);
     } finally {
@@ -242,7 +242,7 @@ describe("the decided operations' file", () => {
     const w = new OpSpoolWriter(dir);
     const path = w.path;
     // Nothing written, no heartbeat: the reader stops waiting.
-    expect(() => drain(readOps(path, progress, 300))).toThrow(/stopped reading 0.3 s ago/);
+    expect(() => drain(readOps(path, progress, { stallMs: 300 }))).toThrow(/stopped reading 0.3 s ago/);
     // A writer that beats for about three seconds (reading a long record), writing nothing, then
     // ends the file: the reader, which gives up after 2 s without a beat, waits for it.
     const writer = new Worker(
@@ -257,7 +257,7 @@ describe("the decided operations' file", () => {
     );
     try {
       beat(progress);
-      expect(drain(readOps(path, progress, 2000)).end).toBe("done");
+      expect(drain(readOps(path, progress, { stallMs: 2000 })).end).toBe("done");
       expect(Atomics.load(progress, 2)).toBe(61n);
     } finally {
       await writer.terminate();
