@@ -112,6 +112,7 @@ async function fetchAndApply(
       // The new or changed plans: read now, or by the worker thread as the snapshot is written.
       const received = "list" in fetched.plans ? fetched.plans.list : null;
       received?.read();
+      await received?.settle();
       // Everything the snapshot needs of the database, read before its transaction.
       if (observer)
         stored = await StoredTexts.read(store.snapshots, companyId, replaceable(index, fetched.plans));

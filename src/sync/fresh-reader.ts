@@ -10,7 +10,7 @@ import { closeSync, existsSync, openSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import type { ToWorker, WorkerData } from "./fresh-messages.js";
 import type { RunObserver } from "./observing.js";
-import { decidedPath, type OpProgress, opProgress } from "./op-spool.js";
+import { decidedPath, type OpProgress, opProgress, STALL_MS } from "./op-spool.js";
 
 /**
  * The worker's module: beside this one, built or bundled (dist/cli/); from the TypeScript source
@@ -32,6 +32,8 @@ export class FreshReader {
   /** Where the worker writes its decisions, and how far it has. */
   readonly decided: { path: string; progress: OpProgress };
   #fds: number[];
+  /** Elements handed to the worker so far. */
+  #told = 0;
   #ids: number[] = [];
   #positions: number[] = [];
 
@@ -82,6 +84,7 @@ export class FreshReader {
   /** Elements held in memory. */
   inline(elements: readonly { position: number; hash: string; bytes: Buffer }[]): void {
     if (!elements.length) return;
+    this.#told += elements.length;
     const ends = new Uint32Array(elements.length);
     let end = 0;
     elements.forEach((e, k) => {
@@ -108,6 +111,7 @@ export class FreshReader {
 
   /** A run of the spool file's lines (`from`, `to`: bytes), one per element. */
   spooled(from: number, to: number, positions: readonly number[], hashes: readonly string[]): void {
+    this.#told += positions.length;
     this.#post({
       type: "spooled",
       from,
@@ -116,6 +120,29 @@ export class FreshReader {
       hashes: hashes as string[],
       ...this.#matched(),
     });
+  }
+
+  /**
+   * Once every element was told: waits until the worker has read them all, when no more than
+   * `most` are left to read (then the transaction never waits for a thread that starts or
+   * reads a short tail); with more left, returns at once and the worker reads on beside the
+   * writes. Does not block the event loop.
+   */
+  async settle(most: number): Promise<void> {
+    const { progress } = this.decided;
+    // The worker's heartbeat moves once per element it reads.
+    let heartbeat = Atomics.load(progress, 2);
+    if (this.#told - Number(heartbeat) > most) return;
+    let since = Date.now();
+    while (Atomics.load(progress, 1) === 0n) {
+      const w = Atomics.waitAsync(progress, 0, Atomics.load(progress, 0), 1000);
+      if (w.async) await w.value;
+      const now = Atomics.load(progress, 2);
+      if (now !== heartbeat) since = Date.now();
+      // A thread that stands still: the transaction's reader says so (readOps), not this wait.
+      else if (Date.now() - since > STALL_MS) return;
+      heartbeat = now;
+    }
   }
 
   /** Every element was told: the worker ends its decisions' file once it has read them all. */

@@ -32,6 +32,14 @@ export { contentHash } from "./content-hash.js";
 const READ_AHEAD_BYTES = 1024 * 1024;
 
 /**
+ * Elements the worker may have left to read when the list is in, and still be waited for before
+ * the transaction opens: a short tail (and the thread's start) is read before the write lock is
+ * taken; a long one (a first sync of 100,000 plans) is read beside the writes, which it keeps
+ * ahead of (bench:sync: the transaction waited 0 ms for it).
+ */
+const SETTLE_ELEMENTS = 5000;
+
+/**
  * Bytes of elements that the company's newest sync rejected, kept in memory beside that budget:
  * a list that keeps a large bad element must not write it to a spool file run after run.
  */
@@ -42,6 +50,8 @@ export interface ReceiverOptions {
   /** The run's observer (null: the run does not observe). */
   observer: RunObserver | null;
   readAheadBytes?: number;
+  /** Elements left to the worker that are still read before the transaction (SETTLE_ELEMENTS). */
+  settleElements?: number;
 }
 
 /** What the new or changed elements became: the operations, in list order; then their tally. */
@@ -156,6 +166,14 @@ export class PlanListReceiver {
       yield* ops;
       return decisions;
     };
+  }
+
+  /**
+   * After `read`, before the transaction: a worker with a short tail left (SETTLE_ELEMENTS)
+   * finishes it first.
+   */
+  async settle(): Promise<void> {
+    await this.#reader?.settle(this.#opts.settleElements ?? SETTLE_ELEMENTS);
   }
 
   /** The decisions, as `read` made them (once: the worker's are read as they are written). */
