@@ -39,6 +39,11 @@ function rows(tag: string): SeedLine[] {
 }
 
 const keysOf = (lines: SeedLine[]) => lines.map((r) => r.key as string);
+const jsonLines = (out: string) =>
+  out
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe.each(storeKinds())("push for two companies on $name", (kind) => {
   let h: PushHarness | undefined;
@@ -96,24 +101,30 @@ describe.each(storeKinds())("push for two companies on $name", (kind) => {
       (await count(t, GOOD, "created")) === 30 ? true : undefined,
     );
     // The daemon probes one held row every 300 ms: freeze it between two probes, all ten held,
-    // so that what push-failures and status show stands still while they are read.
-    await until("all ten held, the daemon frozen between two probes", async () => {
-      d.kill("SIGSTOP");
-      if ((await count(t, BAD, "held")) === 10) return true;
-      d.kill("SIGCONT");
-      return undefined;
-    });
+    // and read push-failures and status while it stands still. A statement the daemon sent before
+    // the freeze (a probe's COMMIT, on PostgreSQL) still lands after it, so the reads are kept
+    // only when ten were held both before and after them; else the daemon goes on and they are
+    // read again.
+    const { held, status } = await until(
+      "all ten held, read while the daemon stood still",
+      async () => {
+        d.kill("SIGSTOP");
+        if ((await count(t, BAD, "held")) === 10) {
+          const failures = await cli(["push-failures", "--held", "--json", "--config", t.configPath]);
+          const status = await cli(["status", "--config", t.configPath]);
+          if ((await count(t, BAD, "held")) === 10) return { held: jsonLines(failures.stdout), status };
+        }
+        d.kill("SIGCONT");
+        return undefined;
+      },
+      60_000,
+    );
     const queue = new Queue("push", { connection: t.redis, prefix: t.prefix });
     try {
       expect(await queue.isPaused()).toBe(false);
     } finally {
       await queue.close();
     }
-    const failures = await cli(["push-failures", "--held", "--json", "--config", t.configPath]);
-    const held = failures.stdout
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l));
     expect(held).toHaveLength(10);
     for (const row of held)
       expect(row).toMatchObject({
@@ -122,7 +133,6 @@ describe.each(storeKinds())("push for two companies on $name", (kind) => {
         error_code: "CREDENTIALS_REFUSED",
         last_error: expect.stringContaining(`the service refuses company ${BAD}'s static token (auth.token)`),
       });
-    const status = await cli(["status", "--config", t.configPath]);
     expect(status.stdout).toContain(
       `  held, company ${BAD} (10 row(s)): the service refuses company ${BAD}'s static token`,
     );
@@ -146,7 +156,7 @@ describe.each(storeKinds())("push for two companies on $name", (kind) => {
       { company_id: GOOD, status: "created", n: 30 },
       { company_id: BAD, status: "created", n: 10 },
     ]);
-  }, 90_000);
+  }, 120_000);
 
   it("holds a company whose password grant is still refused after authenticating again; resume-push --company lets it go on", async () => {
     const t = await harness((sim) => ({
