@@ -46,7 +46,7 @@ export function postgresPairs(store: PostgresStore): Pair[] {
      FROM scenario_requests r LEFT JOIN scenario_requests p ON p.key = r.parent_key
      LEFT JOIN scenarios s ON s.id = p.scenario_id AND s.request_key = p.key WHERE r.key = $1`,
     begin: `UPDATE scenario_requests SET uncertain = (uncertain OR in_flight), in_flight = true, attempts = attempts + 1,
-       updated_at = $1 WHERE key = $2 RETURNING uncertain`,
+       updated_at = $1 WHERE key = $2 AND status IN ('pending', 'queued', 'blocked') AND attempts = $3 RETURNING uncertain`,
     created: `UPDATE scenario_requests SET status = 'created', scenario_id = $1, scenario_id_source = 'answer',
        in_flight = false, last_error = NULL, error_code = NULL, updated_at = $2
      WHERE key = $3 AND status IN ('pending', 'queued', 'held', 'exists', 'failed') RETURNING key`,
@@ -81,13 +81,13 @@ export function postgresPairs(store: PostgresStore): Pair[] {
       ops: JOB_ROWS,
       reset: resetJobs,
       drizzle: inBatches(async (c, k, i) => {
-        await pgAttempt.sendable(c, k);
-        await pgAttempt.beginAttempt(c, k, NOW);
+        const seen = await pgAttempt.sendable(c, k);
+        await pgAttempt.beginAttempt(c, k, { attempts: seen?.attempts ?? 0 }, NOW);
         await pgSettle.settleCreated(c, k, scenario(k, 1_000_000 + i), NOW);
       }),
       driver: inBatches(async (c, k, i) => {
-        await run(c, hand.sendable, [k]);
-        await run(c, hand.begin, [NOW, k]);
+        const seen = await run(c, hand.sendable, [k]);
+        await run(c, hand.begin, [NOW, k, seen.rows[0]?.attempts ?? 0]);
         await handUpsert(c, [scenario(k, 1_000_000 + i)]);
         await run(c, hand.created, [1_000_000 + i, NOW, k]);
         await run(c, hand.ready, [NOW, k]);

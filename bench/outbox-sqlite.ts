@@ -50,7 +50,7 @@ export function sqlitePairs(store: SqliteStore): Pair[] {
      FROM scenario_requests r LEFT JOIN scenario_requests p ON p.key = r.parent_key
      LEFT JOIN scenarios s ON s.id = p.scenario_id AND s.request_key = p.key WHERE r.key = ?`,
     begin: `UPDATE scenario_requests SET uncertain = (uncertain OR in_flight), in_flight = 1, attempts = attempts + 1,
-       updated_at = ? WHERE key = ? RETURNING uncertain`,
+       updated_at = ? WHERE key = ? AND status IN ('pending', 'queued', 'blocked') AND attempts = ? RETURNING uncertain`,
     created: `UPDATE scenario_requests SET status = 'created', scenario_id = ?, scenario_id_source = 'answer', in_flight = 0,
        last_error = NULL, error_code = NULL, updated_at = ? WHERE key = ? AND status IN ('pending', 'queued', 'held', 'exists', 'failed')`,
     ready: `UPDATE scenario_requests AS r SET status = 'queued', error_code = NULL, last_error = NULL, updated_at = ?
@@ -90,13 +90,13 @@ export function sqlitePairs(store: SqliteStore): Pair[] {
       ops: JOB_ROWS,
       reset: resetJobs,
       drizzle: inBatches((k, i) => {
-        sqAttempt.sendable(sqlite, k);
-        sqAttempt.beginAttempt(sqlite, k, NOW);
+        const seen = sqAttempt.sendable(sqlite, k);
+        sqAttempt.beginAttempt(sqlite, k, { attempts: seen?.attempts ?? 0 }, NOW);
         sqSettle.settleCreated(sqlite, k, scenario(k, 1_000_000 + i), NOW);
       }),
       driver: inBatches((k, i) => {
-        prepared(sqlite, hand.sendable).get(k);
-        plucked(sqlite, hand.begin).get(NOW, k);
+        const seen = prepared(sqlite, hand.sendable).get(k) as { attempts: number } | undefined;
+        plucked(sqlite, hand.begin).get(NOW, k, seen?.attempts ?? 0);
         insertScenario(scenario(k, 1_000_000 + i));
         prepared(sqlite, hand.created).run(1_000_000 + i, NOW, k);
         plucked(sqlite, hand.ready).all(NOW, k);

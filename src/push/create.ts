@@ -6,7 +6,7 @@ import type { CreatedScenario, TasClient } from "../api/client.js";
 import { MAX_RATE_LIMIT_WAITS } from "../api/http.js";
 import type { Logger } from "../log.js";
 import type { AttemptKnowledge, OutboxStore, ParentInfo, SendableRow, Settle } from "../store/port-outbox.js";
-import { GIVES_ID, isSettled, OUTCOME_UNKNOWN, type RequestStatus } from "../tables/outbox-states.js";
+import { GIVES_ID, isSendable, OUTCOME_UNKNOWN, type RequestStatus } from "../tables/outbox-states.js";
 import { noTelemetry, type Telemetry } from "../telemetry.js";
 import { type CreateScenarioBody, scenarioSchema } from "../wire/schemas.js";
 import { classifyFailure } from "./classify.js";
@@ -62,7 +62,7 @@ export async function createScenarioFor(
   const now = () => (deps.now?.() ?? new Date()).toISOString();
   const row = await outbox.sendable(key);
   // A settled row is never sent again; a held one waits (a probe of it is queued first).
-  if (!row || isSettled(row.status) || row.status === "held") return { status: "skipped", ready: [] };
+  if (!row || !isSendable(row.status)) return { status: "skipped", ready: [] };
   const wait = deps.gate?.wait(row.companyId) ?? 0;
   if (wait > 0) return { status: "later", delayMs: wait, reason: "the company's requests are rate limited" };
   if (deps.uniqueNames === false && (row.uncertain || row.inFlight)) return outcomeUnknown(deps, key, now());
@@ -101,7 +101,17 @@ export async function createScenarioFor(
     await deps.acquireSlot?.();
     // The write-ahead marker, committed before the request leaves: a crash after the server's
     // commit leaves a trace.
-    uncertain = await outbox.beginAttempt(key, now());
+    const claimed = await outbox.beginAttempt(key, row, now());
+    // Another run of this job wrote ahead first, or the row settled or was held meanwhile: that
+    // run's attempt is the one (two sends could create it twice), and this one sends nothing.
+    if (claimed === undefined) {
+      deps.logger.info(
+        { key },
+        "the row moved since this job read it (another run of the job is sending it): not sent",
+      );
+      return { status: "skipped", ready: [] };
+    }
+    uncertain = claimed;
     began = true;
     deps.logger.debug({ key, projectId: row.projectId }, "creating scenario");
     answer = await client.createScenario(row.projectId, payload, slotForResend);

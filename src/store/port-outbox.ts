@@ -151,10 +151,13 @@ export interface OutboxStore {
   sendable(key: string): Promise<SendableRow | undefined>;
   get(key: string): Promise<OutboxRow | undefined>;
   /**
-   * Write-ahead of one attempt, committed before it is sent: count it and mark it in flight.
-   * Returns whether an earlier attempt's outcome is unknown (a name clash then means exists).
+   * Write-ahead of one attempt, committed before it is sent: count it and mark it in flight,
+   * only if the row is still sendable with the attempts its job read (`seen`). Returns whether
+   * an earlier attempt's outcome is unknown (a name clash then means exists), or undefined when
+   * the row moved since it was read (another run of the job wrote ahead first, or the row was
+   * settled or held): this run must not send.
    */
-  beginAttempt(key: string, now: string): Promise<boolean>;
+  beginAttempt(key: string, seen: Pick<SendableRow, "attempts">, now: string): Promise<boolean | undefined>;
   /** The attempt ended without settling the row (a retry follows, or the row waits). */
   endAttempt(key: string, attempt: AttemptKnowledge, settle: Settle, now: string): Promise<void>;
   /**

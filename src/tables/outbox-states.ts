@@ -16,7 +16,18 @@
  * ahead and has no answer yet; `uncertain`: an earlier one may have created it); how each
  * attempt's end moves those flags is written here too (attemptBegins, attemptEnds, attemptFails).
  */
-import { type AnyColumn, and, inArray, isNotNull, isNull, or, type SQL, sql, type Table } from "drizzle-orm";
+import {
+  type AnyColumn,
+  and,
+  eq,
+  inArray,
+  isNotNull,
+  isNull,
+  or,
+  type SQL,
+  sql,
+  type Table,
+} from "drizzle-orm";
 
 export const REQUEST_STATUSES = [
   "pending",
@@ -35,6 +46,14 @@ export type SettledStatus = (typeof SETTLED)[number];
 /** Whether a row in `status` is settled (pure; `statusIn(t, SETTLED)` says the same in SQL). */
 export function isSettled(status: RequestStatus): status is SettledStatus {
   return (SETTLED as readonly RequestStatus[]).includes(status);
+}
+/**
+ * Rows a create job sends: not settled, and not held (a held row waits for its company's probe).
+ * An attempt's write-ahead applies only to a row still in one of these (attemptClaimed).
+ */
+export const SENDABLE = ["pending", "queued", "blocked"] as const satisfies readonly RequestStatus[];
+export function isSendable(status: RequestStatus): boolean {
+  return (SENDABLE as readonly RequestStatus[]).includes(status);
 }
 /** Rows not settled yet, waiting for whatever reason. */
 export const UNSETTLED = ["pending", "queued", "held", "blocked"] as const satisfies readonly RequestStatus[];
@@ -127,6 +146,21 @@ export function attemptBegins(t: AttemptColumns) {
     inFlight: true,
     attempts: sql`${t.attempts} + 1`,
   };
+}
+
+/**
+ * The condition of an attempt's write-ahead: the row is still sendable and has the attempts its
+ * job read (placeholders `key` and `attempts`). Two runs of one job can overlap (a BullMQ lock lost to
+ * a stall, or to a Redis that came back empty while a job waited for its rate-limit slot): the
+ * first to write ahead sends, and the other, finding the count moved, sends nothing. The count
+ * comes back only after a 429 (`refused`), an attempt that created nothing and is over.
+ */
+export function attemptClaimed(t: AttemptColumns & Pick<OutboxColumns, "key" | "status">): SQL {
+  return and(
+    eq(t.key, sql.placeholder("key")),
+    statusIn(t, SENDABLE),
+    eq(t.attempts, sql.placeholder("attempts")),
+  ) as SQL;
 }
 
 /**

@@ -224,10 +224,10 @@ describe("the outbox's group commit", () => {
       parentKey: null,
     });
     await store.outbox.record([row("a"), row("b"), row("c")], "b", "/a", T1);
-    const first = store.outbox.beginAttempt("a", T1);
+    const first = store.outbox.beginAttempt("a", { attempts: 0 }, T1);
     // No raw_json: the scenarios insert fails (NOT NULL).
     const bad = store.outbox.settleCreated("b", { id: 5 } as never, T1);
-    const last = store.outbox.beginAttempt("c", T1);
+    const last = store.outbox.beginAttempt("c", { attempts: 0 }, T1);
     await expect(bad).rejects.toThrow(/raw_json/);
     expect(await first).toBe(false);
     expect(await last).toBe(false);

@@ -356,16 +356,16 @@ describe.each(storeKinds())("the push outbox on $name", (kind) => {
     it("writes each attempt ahead, so the next one knows an earlier answer may be lost", async () => {
       await outbox.record([row("a")], "b", "/a", T0);
       await outbox.takeReady(T0);
-      expect(await outbox.beginAttempt("a", T0)).toBe(false);
+      expect(await outbox.beginAttempt("a", { attempts: 0 }, T0)).toBe(false);
       expect(await outbox.get("a")).toMatchObject({ attempts: 1, inFlight: true, uncertain: false });
       // A crash here leaves in_flight set: the next attempt is uncertain.
-      expect(await outbox.beginAttempt("a", T1)).toBe(true);
+      expect(await outbox.beginAttempt("a", { attempts: 1 }, T1)).toBe(true);
       expect(await outbox.get("a")).toMatchObject({ attempts: 2, inFlight: true, uncertain: true });
     });
 
     it("forgets an attempt that surely did not reach the server, not one that may have", async () => {
       await outbox.record([row("sure"), row("unsure")], "b", "/a", T0);
-      for (const key of ["sure", "unsure"]) await outbox.beginAttempt(key, T0);
+      for (const key of ["sure", "unsure"]) await outbox.beginAttempt(key, { attempts: 0 }, T0);
       await outbox.endAttempt("sure", "sure", fail("CONNECTION_FAILED", "refused"), T0);
       await outbox.endAttempt("unsure", "unknown", fail("TIMEOUT", "no answer"), T0);
       expect(await outbox.get("sure")).toMatchObject({
@@ -373,17 +373,17 @@ describe.each(storeKinds())("the push outbox on $name", (kind) => {
         errorCode: "CONNECTION_FAILED",
       });
       expect(await outbox.get("unsure")).toMatchObject({ inFlight: true, lastError: "no answer" });
-      expect(await outbox.beginAttempt("sure", T1)).toBe(false);
-      expect(await outbox.beginAttempt("unsure", T1)).toBe(true);
+      expect(await outbox.beginAttempt("sure", { attempts: 1 }, T1)).toBe(false);
+      expect(await outbox.beginAttempt("unsure", { attempts: 1 }, T1)).toBe(true);
     });
 
     it("keeps a crashed attempt's mark when a later run fails before sending anything", async () => {
       await outbox.record([row("a"), row("b")], "b", "/a", T0);
       await outbox.takeReady(T0);
-      for (const key of ["a", "b"]) await outbox.beginAttempt(key, T0); // then: kill -9
+      for (const key of ["a", "b"]) await outbox.beginAttempt(key, { attempts: 0 }, T0); // then: kill -9
       // The next run cannot even get a token: nothing of its own was sent.
       await outbox.endAttempt("a", "none", fail("INVALID_CLIENT", "token refused"), T1);
-      expect(await outbox.beginAttempt("a", T1)).toBe(true);
+      expect(await outbox.beginAttempt("a", { attempts: 1 }, T1)).toBe(true);
       await failWithDescendants(outbox, "b", fail("INVALID_CLIENT", "token refused"), "none", T1);
       expect(await outbox.get("b")).toMatchObject({
         status: "failed",
@@ -395,7 +395,7 @@ describe.each(storeKinds())("the push outbox on $name", (kind) => {
     it("does not make a sure failure of our own attempt uncertain", async () => {
       await outbox.record([row("a")], "b", "/a", T0);
       await outbox.takeReady(T0);
-      await outbox.beginAttempt("a", T0);
+      await outbox.beginAttempt("a", { attempts: 0 }, T0);
       await failWithDescendants(outbox, "a", fail("INVALID_SCENARIO_NAME", "taken"), "sure", T0);
       expect(await outbox.get("a")).toMatchObject({
         status: "failed",
@@ -418,7 +418,7 @@ describe.each(storeKinds())("the push outbox on $name", (kind) => {
 
     it("records a created row with its scenario and clears the in-flight mark", async () => {
       await outbox.record([row("a")], "b", "/a", T0);
-      await outbox.beginAttempt("a", T0);
+      await outbox.beginAttempt("a", { attempts: 0 }, T0);
       const id = nextId;
       expect(await created("a")).toEqual([]);
       expect(await outbox.get("a")).toMatchObject({
@@ -470,7 +470,7 @@ describe.each(storeKinds())("the push outbox on $name", (kind) => {
 
     it("keeps an in-flight attempt's doubt when the row fails, so a retry's clash means exists", async () => {
       await outbox.record([row("a")], "b", "/a", T0);
-      expect(await outbox.beginAttempt("a", T0)).toBe(false);
+      expect(await outbox.beginAttempt("a", { attempts: 0 }, T0)).toBe(false);
       await failWithDescendants(outbox, "a", fail("TIMEOUT", "gave up after 1 attempts"), "none", T0);
       expect(await outbox.get("a")).toMatchObject({
         status: "failed",
@@ -478,7 +478,7 @@ describe.each(storeKinds())("the push outbox on $name", (kind) => {
         uncertain: true,
       });
       await outbox.resetFailed({}, T1);
-      expect(await outbox.beginAttempt("a", T1)).toBe(true);
+      expect(await outbox.beginAttempt("a", { attempts: 1 }, T1)).toBe(true);
     });
 
     it("blocks and fails more rows at once than a statement has parameters, settled rows left alone", async () => {
@@ -490,7 +490,7 @@ describe.each(storeKinds())("the push outbox on $name", (kind) => {
         T0,
       );
       await created("r0");
-      expect(await outbox.beginAttempt("r1", T0)).toBe(false);
+      expect(await outbox.beginAttempt("r1", { attempts: 0 }, T0)).toBe(false);
       expect(await outbox.block(keys, fail("PARENT_ID_UNKNOWN", "waits"), T1)).toBe(keys.length - 1);
       expect(await outbox.get("r2")).toMatchObject({ status: "blocked", errorCode: "PARENT_ID_UNKNOWN" });
       expect(await outbox.failMany(keys, fail("PARENT_FAILED", "parent failed: p"), T1)).toBe(

@@ -1,6 +1,6 @@
 /** What a create job reads of its row, and the write-ahead marks around each attempt. */
 import { and, eq, sql } from "drizzle-orm";
-import { attemptBegins, attemptEnds } from "../../../tables/outbox-states.js";
+import { attemptBegins, attemptClaimed, attemptEnds } from "../../../tables/outbox-states.js";
 import type { AttemptKnowledge, OutboxRow, SendableRow, Settle } from "../../port-outbox.js";
 import { sendableOf } from "../../rows.js";
 import { arg, once, orm } from "../orm.js";
@@ -43,7 +43,13 @@ export async function getRow(db: Db, k: string): Promise<OutboxRow | undefined> 
   return r;
 }
 
-export async function beginAttempt(db: PoolClient, k: string, now: string): Promise<boolean> {
+/** The write-ahead, if the row still has the attempts its job read; undefined if it moved. */
+export async function beginAttempt(
+  db: PoolClient,
+  k: string,
+  seen: { attempts: number },
+  now: string,
+): Promise<boolean | undefined> {
   const [r] = await once(db, "beginAttempt", (o) =>
     o
       .update(t)
@@ -51,11 +57,11 @@ export async function beginAttempt(db: PoolClient, k: string, now: string): Prom
         ...attemptBegins(t),
         updatedAt: arg("now"),
       })
-      .where(eq(t.key, key))
+      .where(attemptClaimed(t))
       .returning({ uncertain: t.uncertain })
       .prepare("tas_outbox_begin_attempt"),
-  ).execute({ key: k, now });
-  return r?.uncertain === true;
+  ).execute({ key: k, attempts: seen.attempts, now });
+  return r && r.uncertain === true;
 }
 
 export async function endAttempt(

@@ -27,7 +27,7 @@ export function postgresOutbox(pool: Pool, group = new PgGroupCommit(pool)): Out
     queuedKeys: (filter, page) => queuedKeys(pool, filter, page),
     sendable: (key) => sendable(pool, key),
     get: (key) => getRow(pool, key),
-    beginAttempt: (key, now) => write((c) => beginAttempt(c, key, now)),
+    beginAttempt: (key, seen, now) => write((c) => beginAttempt(c, key, seen, now)),
     endAttempt: (key, attempt, settle, now) => write((c) => endAttempt(c, key, attempt, settle, now)),
     settleCreated: (key, scenario, now) => write((c) => settleCreated(c, key, scenario, now)),
     markExists: (key, message, now) => write((c) => markExists(c, key, message, now)),

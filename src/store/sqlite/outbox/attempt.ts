@@ -1,6 +1,6 @@
 /** What a create job reads of its row, and the write-ahead marks around each attempt. */
 import { and, eq, sql } from "drizzle-orm";
-import { attemptBegins, attemptEnds } from "../../../tables/outbox-states.js";
+import { attemptBegins, attemptClaimed, attemptEnds } from "../../../tables/outbox-states.js";
 import type { AttemptKnowledge, OutboxRow, SendableRow, Settle } from "../../port-outbox.js";
 import { sendableOf } from "../../rows.js";
 import type { Sqlite } from "../connection.js";
@@ -41,7 +41,13 @@ export function getRow(sqlite: Sqlite, k: string): OutboxRow | undefined {
   return orm(sqlite).select().from(t).where(eq(t.key, k)).get();
 }
 
-export function beginAttempt(sqlite: Sqlite, k: string, at: string): boolean {
+/** The write-ahead, if the row still has the attempts its job read; undefined if it moved. */
+export function beginAttempt(
+  sqlite: Sqlite,
+  k: string,
+  seen: { attempts: number },
+  at: string,
+): boolean | undefined {
   const r = once(sqlite, "beginAttempt", (db) =>
     db
       .update(t)
@@ -49,11 +55,11 @@ export function beginAttempt(sqlite: Sqlite, k: string, at: string): boolean {
         ...attemptBegins(t),
         updatedAt: arg("now"),
       })
-      .where(eq(t.key, key))
+      .where(attemptClaimed(t))
       .returning({ uncertain: t.uncertain })
       .prepare(),
-  ).get({ key: k, now: at });
-  return r?.uncertain === true;
+  ).get({ key: k, attempts: seen.attempts, now: at });
+  return r && r.uncertain === true;
 }
 
 export function endAttempt(

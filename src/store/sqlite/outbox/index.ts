@@ -28,7 +28,7 @@ export function sqliteOutbox(sqlite: Sqlite): OutboxStore {
     queuedKeys: (filter, page) => read(() => queuedKeys(sqlite, filter, page)),
     sendable: (key) => read(() => sendable(sqlite, key)),
     get: (key) => read(() => getRow(sqlite, key)),
-    beginAttempt: (key, now) => write(() => beginAttempt(sqlite, key, now)),
+    beginAttempt: (key, seen, now) => write(() => beginAttempt(sqlite, key, seen, now)),
     endAttempt: (key, attempt, settle, now) => write(() => endAttempt(sqlite, key, attempt, settle, now)),
     settleCreated: (key, scenario, now) => write(() => settleCreated(sqlite, key, scenario, now)),
     markExists: (key, message, now) => write(() => markExists(sqlite, key, message, now)),
