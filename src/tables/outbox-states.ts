@@ -51,7 +51,7 @@ export function isSettled(status: RequestStatus): status is SettledStatus {
  * Rows a create job sends: not settled, and not held (a held row waits for its company's probe).
  * An attempt's write-ahead applies only to a row still in one of these (attemptClaimed).
  */
-export const SENDABLE = ["pending", "queued", "blocked"] as const satisfies readonly RequestStatus[];
+const SENDABLE = ["pending", "queued", "blocked"] as const satisfies readonly RequestStatus[];
 export function isSendable(status: RequestStatus): boolean {
   return (SENDABLE as readonly RequestStatus[]).includes(status);
 }
