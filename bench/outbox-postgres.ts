@@ -38,7 +38,8 @@ export function postgresPairs(store: PostgresStore): Pair[] {
         for (const [j, k] of keys.slice(i, i + PER_TX).entries()) await one(c, k, i + j);
       });
   };
-  // The create job's statements as they were hand-written before the builder (0e3c392).
+  // The create job's statements as they were hand-written before the builder (0e3c392); `begin`
+  // since has the write-ahead's claim (the row still sendable, its attempts as read).
   const hand = {
     sendable: `SELECT r.status, r.company_id AS "companyId", r.project_id AS "projectId", r.payload_json AS "payloadJson",
        r.parent_key AS "parentKey", r.attempts, r.in_flight AS "inFlight", r.uncertain, r.error_code AS "errorCode",
@@ -46,7 +47,7 @@ export function postgresPairs(store: PostgresStore): Pair[] {
      FROM scenario_requests r LEFT JOIN scenario_requests p ON p.key = r.parent_key
      LEFT JOIN scenarios s ON s.id = p.scenario_id AND s.request_key = p.key WHERE r.key = $1`,
     begin: `UPDATE scenario_requests SET uncertain = (uncertain OR in_flight), in_flight = true, attempts = attempts + 1,
-       updated_at = $1 WHERE key = $2 AND status IN ('pending', 'queued', 'blocked') AND attempts = $3 RETURNING uncertain`,
+       updated_at = $1 WHERE key = $2 AND status IN ('pending', 'queued') AND attempts = $3 RETURNING uncertain`,
     created: `UPDATE scenario_requests SET status = 'created', scenario_id = $1, scenario_id_source = 'answer',
        in_flight = false, last_error = NULL, error_code = NULL, updated_at = $2
      WHERE key = $3 AND status IN ('pending', 'queued', 'held', 'exists', 'failed') RETURNING key`,
@@ -82,12 +83,14 @@ export function postgresPairs(store: PostgresStore): Pair[] {
       reset: resetJobs,
       drizzle: inBatches(async (c, k, i) => {
         const seen = await pgAttempt.sendable(c, k);
-        await pgAttempt.beginAttempt(c, k, { attempts: seen?.attempts ?? 0 }, NOW);
+        if (!seen || (await pgAttempt.beginAttempt(c, k, seen, NOW)) === undefined)
+          throw new Error(`${k}: not claimed`);
         await pgSettle.settleCreated(c, k, scenario(k, 1_000_000 + i), NOW);
       }),
       driver: inBatches(async (c, k, i) => {
         const seen = await run(c, hand.sendable, [k]);
-        await run(c, hand.begin, [NOW, k, seen.rows[0]?.attempts ?? 0]);
+        if ((await run(c, hand.begin, [NOW, k, seen.rows[0]?.attempts])).rowCount !== 1)
+          throw new Error(`${k}: not claimed`);
         await handUpsert(c, [scenario(k, 1_000_000 + i)]);
         await run(c, hand.created, [1_000_000 + i, NOW, k]);
         await run(c, hand.ready, [NOW, k]);

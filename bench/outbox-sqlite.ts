@@ -42,7 +42,8 @@ export function sqlitePairs(store: SqliteStore): Pair[] {
         for (const [j, k] of keys.slice(i, i + PER_TX).entries()) one(k, i + j);
       })();
   };
-  // The create job's statements as they were hand-written before the builder (0e3c392).
+  // The create job's statements as they were hand-written before the builder (0e3c392); `begin`
+  // since has the write-ahead's claim (the row still sendable, its attempts as read).
   const hand = {
     sendable: `SELECT r.status, r.company_id AS companyId, r.project_id AS projectId, r.payload_json AS payloadJson,
        r.parent_key AS parentKey, r.attempts, r.in_flight AS inFlight, r.uncertain, r.error_code AS errorCode,
@@ -50,7 +51,7 @@ export function sqlitePairs(store: SqliteStore): Pair[] {
      FROM scenario_requests r LEFT JOIN scenario_requests p ON p.key = r.parent_key
      LEFT JOIN scenarios s ON s.id = p.scenario_id AND s.request_key = p.key WHERE r.key = ?`,
     begin: `UPDATE scenario_requests SET uncertain = (uncertain OR in_flight), in_flight = 1, attempts = attempts + 1,
-       updated_at = ? WHERE key = ? AND status IN ('pending', 'queued', 'blocked') AND attempts = ? RETURNING uncertain`,
+       updated_at = ? WHERE key = ? AND status IN ('pending', 'queued') AND attempts = ? RETURNING uncertain`,
     created: `UPDATE scenario_requests SET status = 'created', scenario_id = ?, scenario_id_source = 'answer', in_flight = 0,
        last_error = NULL, error_code = NULL, updated_at = ? WHERE key = ? AND status IN ('pending', 'queued', 'held', 'exists', 'failed')`,
     ready: `UPDATE scenario_requests AS r SET status = 'queued', error_code = NULL, last_error = NULL, updated_at = ?
@@ -91,12 +92,14 @@ export function sqlitePairs(store: SqliteStore): Pair[] {
       reset: resetJobs,
       drizzle: inBatches((k, i) => {
         const seen = sqAttempt.sendable(sqlite, k);
-        sqAttempt.beginAttempt(sqlite, k, { attempts: seen?.attempts ?? 0 }, NOW);
+        if (!seen || sqAttempt.beginAttempt(sqlite, k, seen, NOW) === undefined)
+          throw new Error(`${k}: not claimed`);
         sqSettle.settleCreated(sqlite, k, scenario(k, 1_000_000 + i), NOW);
       }),
       driver: inBatches((k, i) => {
         const seen = prepared(sqlite, hand.sendable).get(k) as { attempts: number } | undefined;
-        plucked(sqlite, hand.begin).get(NOW, k, seen?.attempts ?? 0);
+        if (plucked(sqlite, hand.begin).get(NOW, k, seen?.attempts) === undefined)
+          throw new Error(`${k}: not claimed`);
         insertScenario(scenario(k, 1_000_000 + i));
         prepared(sqlite, hand.created).run(1_000_000 + i, NOW, k);
         plucked(sqlite, hand.ready).all(NOW, k);

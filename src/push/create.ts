@@ -61,7 +61,8 @@ export async function createScenarioFor(
   const telemetry = deps.telemetry ?? noTelemetry;
   const now = () => (deps.now?.() ?? new Date()).toISOString();
   const row = await outbox.sendable(key);
-  // A settled row is never sent again; a held one waits (a probe of it is queued first).
+  // A settled row is never sent again; a held one waits (a probe of it is queued first), and a
+  // blocked one too (it is queued once its parent gives an id).
   if (!row || !isSendable(row.status)) return { status: "skipped", ready: [] };
   const wait = deps.gate?.wait(row.companyId) ?? 0;
   if (wait > 0) return { status: "later", delayMs: wait, reason: "the company's requests are rate limited" };
@@ -102,15 +103,18 @@ export async function createScenarioFor(
     // The write-ahead marker, committed before the request leaves: a crash after the server's
     // commit leaves a trace.
     const claimed = await outbox.beginAttempt(key, row, now());
-    // Another run of this job wrote ahead first, or the row settled or was held meanwhile: that
-    // run's attempt is the one (two sends could create it twice), and this one sends nothing.
+    // The row moved since this run read it: another run of the job wrote ahead first (two sends
+    // could create it twice), or the row was settled or held. This run sends nothing.
     if (claimed === undefined) {
       deps.logger.info(
         { key },
-        "the row moved since this job read it (another run of the job is sending it): not sent",
+        "the row moved since this job read it (another run wrote ahead, or it settled or was held): not sent",
       );
       return { status: "skipped", ready: [] };
     }
+    // An attempt's mark that this run did not read (none can be there today: the count it
+    // read would have moved): never sent again where names cannot tell.
+    if (claimed && deps.uniqueNames === false) return outcomeUnknown(deps, key, now());
     uncertain = claimed;
     began = true;
     deps.logger.debug({ key, projectId: row.projectId }, "creating scenario");

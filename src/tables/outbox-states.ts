@@ -14,7 +14,8 @@
  *
  * Beside the states, each row says what is known of its attempts (`in_flight`: one was written
  * ahead and has no answer yet; `uncertain`: an earlier one may have created it); how each
- * attempt's end moves those flags is written here too (attemptBegins, attemptEnds, attemptFails).
+ * attempt's end moves those flags is written here too (attemptBegins, attemptEnds, attemptFails),
+ * and which rows an attempt may be written ahead for (claimable).
  */
 import {
   type AnyColumn,
@@ -48,10 +49,12 @@ export function isSettled(status: RequestStatus): status is SettledStatus {
   return (SETTLED as readonly RequestStatus[]).includes(status);
 }
 /**
- * Rows a create job sends: not settled, and not held (a held row waits for its company's probe).
- * An attempt's write-ahead applies only to a row still in one of these (attemptClaimed).
+ * Rows a create job sends: not settled, not held (it waits for its company's probe), not
+ * blocked (it waits for its parent's id; once the parent gives one, `queue` makes it `queued`
+ * and it gets a job). An attempt's write-ahead applies only to a row still in one of these
+ * (claimable).
  */
-const SENDABLE = ["pending", "queued", "blocked"] as const satisfies readonly RequestStatus[];
+const SENDABLE = ["pending", "queued"] as const satisfies readonly RequestStatus[];
 export function isSendable(status: RequestStatus): boolean {
   return (SENDABLE as readonly RequestStatus[]).includes(status);
 }
@@ -149,13 +152,16 @@ export function attemptBegins(t: AttemptColumns) {
 }
 
 /**
- * The condition of an attempt's write-ahead: the row is still sendable and has the attempts its
- * job read (placeholders `key` and `attempts`). Two runs of one job can overlap (a BullMQ lock lost to
- * a stall, or to a Redis that came back empty while a job waited for its rate-limit slot): the
- * first to write ahead sends, and the other, finding the count moved, sends nothing. The count
- * comes back only after a 429 (`refused`), an attempt that created nothing and is over.
+ * The rows an attempt's write-ahead may be written for: the row (placeholder `key`) is still
+ * sendable and has the attempts its run read (placeholder `attempts`). Two runs of one job can
+ * overlap (a BullMQ lock lost to a stall, or to a Redis that came back empty while a run waited
+ * for its rate-limit slot): of two runs that read the row before either wrote ahead, the first to
+ * write ahead sends, and the other, finding the count moved, sends nothing. A run that reads the
+ * row after another wrote ahead sees that attempt in flight, as it would a crashed one. The count
+ * goes back down only when an attempt ends `refused` (a 429, a token endpoint's refusal), an
+ * attempt that created nothing and is over.
  */
-export function attemptClaimed(t: AttemptColumns & Pick<OutboxColumns, "key" | "status">): SQL {
+export function claimable(t: AttemptColumns & Pick<OutboxColumns, "key" | "status">): SQL {
   return and(
     eq(t.key, sql.placeholder("key")),
     statusIn(t, SENDABLE),

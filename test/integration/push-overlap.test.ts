@@ -6,20 +6,11 @@
  * scenario, and push.uniqueNames false leaves no name clash to catch it.
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { parseConfig } from "../../src/config/index.js";
 import { type CreateDeps, createScenarioFor } from "../../src/push/create.js";
 import { loadSeed, newRequests } from "../../src/push/submit.js";
 import { createClients } from "../../src/runtime.js";
 import { storeKinds } from "../support/stores.js";
-import {
-  COMPANY,
-  logger,
-  notOnce,
-  type PushHarness,
-  seedRow,
-  simConfig,
-  startPushHarness,
-} from "./push-harness.js";
+import { COMPANY, logger, notOnce, type PushHarness, seedRow, startPushHarness } from "./push-harness.js";
 
 /** A rate-limit slot that is given only when the test says so, and says when it is asked for. */
 function heldSlot() {
@@ -36,7 +27,14 @@ function heldSlot() {
       asked();
       await given;
     },
-    waiting,
+    /** Resolves once `run` asks for its slot; a run that ends first (it threw, or sent nothing) fails the test. */
+    waitingIn: (run: Promise<unknown>) =>
+      Promise.race([
+        waiting,
+        run.then((r) => {
+          throw new Error(`the run ended before it asked for its slot: ${JSON.stringify(r)}`);
+        }),
+      ]),
     give,
   };
 }
@@ -55,7 +53,7 @@ describe.each(storeKinds())("overlapping runs of one create job on $name", (kind
   async function setUp(names: string[], uniqueNames: boolean) {
     h = await startPushHarness(kind);
     const t = h;
-    const cfg = parseConfig(simConfig(t.sim, t.database, t.prefix, {}), "test config");
+    const cfg = t.cfg;
     const store = await t.store();
     const now = new Date().toISOString();
     const seed = await loadSeed(
@@ -85,7 +83,7 @@ describe.each(storeKinds())("overlapping runs of one create job on $name", (kind
       const slot = heldSlot();
       // The first run reads the row, then waits for its slot (as through a Redis outage).
       const first = createScenarioFor(deps(slot.acquire), "Twice");
-      await slot.waiting;
+      await slot.waitingIn(first);
       // Meanwhile the job is handed out again, and that run creates the scenario.
       expect(
         await createScenarioFor(
@@ -99,11 +97,26 @@ describe.each(storeKinds())("overlapping runs of one create job on $name", (kind
       expect(await t.request("Twice")).toMatchObject({ status: "created", attempts: 1, in_flight: 0 });
     });
 
-  it("sends nothing for a row held after its run read it, and lets a run that read the row after a 429 send", async () => {
+  for (const uniqueNames of [false, true])
+    it(`sends nothing from a run that read the row before another run wrote ahead and is still sending (uniqueNames ${uniqueNames})`, async () => {
+      const { t, store, deps } = await setUp(["In flight"], uniqueNames);
+      const slot = heldSlot();
+      const first = createScenarioFor(deps(slot.acquire), "In flight");
+      await slot.waitingIn(first);
+      // Another run writes its attempt ahead and is still waiting for the service's answer.
+      const at = new Date().toISOString();
+      expect(await store.outbox.beginAttempt("In flight", { attempts: 0 }, at)).toBe(false);
+      slot.give();
+      expect(await first).toEqual({ status: "skipped", ready: [] });
+      expect(await t.scenarios()).toEqual([]);
+      expect(await t.request("In flight")).toMatchObject({ status: "queued", attempts: 1, in_flight: 1 });
+    });
+
+  it("sends nothing for a row held after its run read it, and lets a run that read the row before a 429 send", async () => {
     const { t, store, deps } = await setUp(["Held", "After 429"], false);
     const slot = heldSlot();
     const held = createScenarioFor(deps(slot.acquire), "Held");
-    await slot.waiting;
+    await slot.waitingIn(held);
     const at = new Date().toISOString();
     await store.outbox.hold(COMPANY, { code: "CREDENTIALS_REFUSED", message: "refused" }, at);
     slot.give();
@@ -116,7 +129,7 @@ describe.each(storeKinds())("overlapping runs of one create job on $name", (kind
     await store.outbox.takeReady(at);
     const later = heldSlot();
     const run = createScenarioFor(deps(later.acquire), "After 429");
-    await later.waiting;
+    await later.waitingIn(run);
     const seen = { attempts: 0 };
     expect(await store.outbox.beginAttempt("After 429", seen, at)).toBe(false);
     await store.outbox.endAttempt("After 429", "refused", { code: "RATE_LIMITED", message: "429" }, at);

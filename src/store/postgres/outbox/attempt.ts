@@ -1,6 +1,6 @@
 /** What a create job reads of its row, and the write-ahead marks around each attempt. */
 import { and, eq, sql } from "drizzle-orm";
-import { attemptBegins, attemptClaimed, attemptEnds } from "../../../tables/outbox-states.js";
+import { attemptBegins, attemptEnds, claimable } from "../../../tables/outbox-states.js";
 import type { AttemptKnowledge, OutboxRow, SendableRow, Settle } from "../../port-outbox.js";
 import { sendableOf } from "../../rows.js";
 import { arg, once, orm } from "../orm.js";
@@ -57,7 +57,7 @@ export async function beginAttempt(
         ...attemptBegins(t),
         updatedAt: arg("now"),
       })
-      .where(attemptClaimed(t))
+      .where(claimable(t))
       .returning({ uncertain: t.uncertain })
       .prepare("tas_outbox_begin_attempt"),
   ).execute({ key: k, attempts: seen.attempts, now });
