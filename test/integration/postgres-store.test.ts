@@ -122,10 +122,13 @@ describe("applying a snapshot", () => {
     const applying = applyOps(store, T1, () => [insert(1, "one")]).finally(() => {
       done = true;
     });
-    // The apply's session shows up waiting for that advisory lock.
+    // The apply's session shows up waiting for that advisory lock. pg_locks is the whole
+    // cluster's: another run of this suite beside this one waits for the same key in its own
+    // database.
     for (;;) {
       const { rows } = await other.query(
-        "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = $1",
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = $1
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
         [COMPANY],
       );
       if (rows[0].n === 1) break;
