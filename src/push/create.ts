@@ -112,9 +112,6 @@ export async function createScenarioFor(
       );
       return { status: "skipped", ready: [] };
     }
-    // An attempt's mark that this run did not read (none can be there today: the count it
-    // read would have moved): never sent again where names cannot tell.
-    if (claimed && deps.uniqueNames === false) return outcomeUnknown(deps, key, now());
     uncertain = claimed;
     began = true;
     deps.logger.debug({ key, projectId: row.projectId }, "creating scenario");

@@ -4,7 +4,7 @@
  */
 import { afterAll, afterEach, beforeEach } from "vitest";
 import type { Store } from "../../src/store/port.js";
-import type { NewRequest } from "../../src/store/port-outbox.js";
+import type { NewRequest, OutboxStore } from "../../src/store/port-outbox.js";
 import type { RequestStatus } from "../../src/tables/outbox-states.js";
 import type { StoreKind } from "../support/stores.js";
 
@@ -41,6 +41,8 @@ export const fail = (code: string, message = code) => ({ code, message });
 export interface OutboxFixture {
   /** The store of the test running now. */
   readonly store: Store;
+  /** The outbox of the test running now's store (one object, to destructure once). */
+  readonly outbox: OutboxStore;
   status(key: string): Promise<RequestStatus | undefined>;
   /** The scenario id the next `created` gives. */
   readonly nextId: number;
@@ -70,10 +72,17 @@ export function outboxFixture(kind: StoreKind): OutboxFixture {
     get nextId() {
       return nextId;
     },
-    status: async (key) => (await fixture.store.outbox.get(key))?.status,
+    outbox: new Proxy({} as OutboxStore, {
+      get(_, name) {
+        const outbox = fixture.store.outbox;
+        const value = outbox[name as keyof OutboxStore];
+        return typeof value === "function" ? value.bind(outbox) : value;
+      },
+    }),
+    status: async (key) => (await fixture.outbox.get(key))?.status,
     async created(key) {
       const id = nextId++;
-      const { ready } = await fixture.store.outbox.settleCreated(
+      const { ready } = await fixture.outbox.settleCreated(
         key,
         {
           id,

@@ -3,20 +3,14 @@
  * be lost), failures and their reasons, through the store port and push/'s policy, on every
  * store kind.
  */
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { failWithDescendants } from "../../src/push/settle.js";
-import type { OutboxStore } from "../../src/store/port-outbox.js";
 import { storeKinds } from "../support/stores.js";
 import { fail, outboxFixture, row, T0, T1, TREE } from "./outbox-fixture.js";
 
 describe.each(storeKinds())("the push outbox on $name", (kind) => {
   const f = outboxFixture(kind);
-  let outbox: OutboxStore;
-  beforeEach(() => {
-    outbox = f.store.outbox;
-  });
-  const status = f.status;
-  const created = f.created;
+  const { outbox, status, created } = f;
 
   describe("attempts", () => {
     it("writes each attempt ahead, so the next one knows an earlier answer may be lost", async () => {

@@ -2,18 +2,14 @@
  * The push outbox records a seed file's rows (new, repeated, changed) and its rejected rows,
  * through the store port, on every store kind.
  */
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { failWithDescendants } from "../../src/push/settle.js";
-import type { OutboxStore } from "../../src/store/port-outbox.js";
 import { storeKinds } from "../support/stores.js";
 import { body, fail, outboxFixture, row, T0, T1 } from "./outbox-fixture.js";
 
 describe.each(storeKinds())("the push outbox on $name", (kind) => {
   const f = outboxFixture(kind);
-  let outbox: OutboxStore;
-  beforeEach(() => {
-    outbox = f.store.outbox;
-  });
+  const { outbox } = f;
 
   describe("recordRows", () => {
     it("records new rows as pending, with their batch, file and line", async () => {

@@ -4,22 +4,15 @@
  * the ready rows and settling them. Attempts and failures: push-outbox-attempts.test.ts;
  * recording rows and rejections: push-outbox-records.test.ts.
  */
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log.js";
 import { PushReconciler } from "../../src/push/reconcile.js";
 import { afterExistsWithoutId, failWithDescendants, queueReady, READY_PAGE } from "../../src/push/settle.js";
-import type { OutboxStore } from "../../src/store/port-outbox.js";
 import { storeKinds } from "../support/stores.js";
 import { fail, outboxFixture, row, T0, T1, TREE } from "./outbox-fixture.js";
 
 describe.each(storeKinds())("the push outbox on $name", (kind) => {
-  const f = outboxFixture(kind);
-  let outbox: OutboxStore;
-  beforeEach(() => {
-    outbox = f.store.outbox;
-  });
-  const status = f.status;
-  const created = f.created;
+  const { outbox, status, created } = outboxFixture(kind);
 
   describe("takeReady and settleCreated", () => {
     it("queues roots first and each child only once its parent is created", async () => {
